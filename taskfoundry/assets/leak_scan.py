@@ -102,6 +102,8 @@ class Scan:
         self.worker = Worker(cfg["worker_uid"], cfg["worker_gid"])
         self.owned = dpkg_owned()
         self.sources = cfg.get("source_hashes", {})
+        self.allowed = cfg.get("allowed", {})  # path -> sha256 copied on purpose (test assets)
+        self.gold_mode = cfg.get("gold_mode", 0o111)  # 0o755 for a source-visible (script) gold
         self.skip = SKIP_ROOTS + tuple(cfg.get("exclude", []))
         self.findings, self.notes, self.candidates, self.dir_files = [], [], [], []
         self.text_bytes, self.lock = 0, threading.Lock()
@@ -175,7 +177,7 @@ class Scan:
 
     def check_file(self, path, st, tree):
         self.check_gold(path, st)
-        if tree is not None or path in self.owned or _benign_pyc(path, self.owned):
+        if tree is not None or path in self.owned or _benign_pyc(path, self.owned) or path == self.exe:
             return
         if st.st_mode & (stat.S_ISUID | stat.S_ISGID) and self.worker.can(st, 1):
             self.add(path, "setuid", f"unpackaged set-id file, mode {oct(st.st_mode & 0o7777)}")
@@ -214,8 +216,9 @@ class Scan:
         size = st.st_size
         captured = path.startswith(self.cfg["captured_dir"])  # --help output: tests may expect it
         if self.sources and not captured and MIN_HASH_BYTES <= size <= self.cfg["max_hash_bytes"]:
-            match = self.sources.get(_sha_or_none(path))
-            if match:
+            digest = _sha_or_none(path)
+            match = self.sources.get(digest)
+            if match and self.allowed.get(path) != digest:
                 self.add(path, match[0], f"same content as {match[1]} in the source")
         ext = os.path.splitext(path)[1]
         if (ext in SOURCE_EXT or path.startswith(SYSTEM_STATE) or size == 0
@@ -241,9 +244,9 @@ class Scan:
         except OSError as exc:
             self.add(self.exe, "executable_missing", str(exc))
             return
-        if stat.S_IMODE(st.st_mode) != 0o111:
+        if stat.S_IMODE(st.st_mode) != self.gold_mode:
             self.add(self.exe, "executable_mode", oct(stat.S_IMODE(st.st_mode)))
-        if self.worker.can(st, 4):
+        if self.worker.can(st, 4) and self.gold_mode & 0o444 != 0o444:
             self.add(self.exe, "binary_copy", "the gold is readable by the worker")
         if st.st_uid == self.worker.uid:
             self.add(self.exe, "executable_owner", "the worker owns the gold (chmod makes it readable)")

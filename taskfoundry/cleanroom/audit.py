@@ -9,8 +9,10 @@ from pathlib import Path
 
 import click
 
+from taskfoundry.cleanroom.assets import AssetReport
 from taskfoundry.cleanroom.leakscan import LeakReport, LeakScanConfig, scan
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.models import load_json_model
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 
 log = logging.getLogger(__name__)
@@ -18,16 +20,20 @@ log = logging.getLogger(__name__)
 
 def audit_image(
     image: str, source: Path | None = None, gold_sha256: str | None = None,
-    config: LeakScanConfig | None = None,
+    config: LeakScanConfig | None = None, *, source_visible: bool = False,
+    assets: AssetReport | None = None,
 ) -> LeakReport:  # fmt: skip
     """Start a container of `image` (no network) and scan it. Without `gold_sha256`, the
-    gold is whatever the image holds at the workspace's executable."""
+    gold is whatever the image holds at the workspace's executable. `assets`: the task's
+    kept test assets (reports/assets.json), allowed as copies of source files."""
     from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
     cfg = config or LeakScanConfig()
+    allowed = assets.allowed(cfg.workspace) if assets else None
     with DockerSandbox(image, SandboxLimits(), client=docker_client()) as box:
         gold = gold_sha256 or _image_gold(box, cfg.workspace)
-        return scan(box, image, gold, source=source, config=cfg)
+        return scan(box, image, gold, source=source, config=cfg, gold_readable=source_visible,
+                    allowed=allowed)  # fmt: skip
 
 
 def _image_gold(box: Sandbox, workspace: str) -> str:
@@ -55,12 +61,17 @@ def format_report(report: LeakReport) -> str:
 @click.option("--gold-sha256", default=None, help="sha256 of the gold [the image's executable]")
 @click.option("--tokens", type=int, default=40, show_default=True,
               help="shortest verbatim run of source tokens reported")
+@click.option("--source-visible", is_flag=True, help="the gold is a script: expect mode 0755")
+@click.option("--assets", "assets_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="reports/assets.json of the task: its test assets are allowed")
 @click.option("--json", "as_json", is_flag=True, help="print the LeakReport as JSON")
 def audit_command(image: str, source: Path | None, gold_sha256: str | None, tokens: int,
-                  as_json: bool) -> None:  # fmt: skip
+                  source_visible: bool, assets_file: Path | None, as_json: bool) -> None:  # fmt: skip
     """Scan a cleanroom IMAGE for leaks; exit 1 when it is leaky."""
     try:
-        report = audit_image(image, source, gold_sha256, LeakScanConfig(shingle_tokens=tokens))
+        assets = load_json_model(assets_file, AssetReport) if assets_file else None
+        report = audit_image(image, source, gold_sha256, LeakScanConfig(shingle_tokens=tokens),
+                             source_visible=source_visible, assets=assets)  # fmt: skip
     except TaskfoundryError as exc:
         click.echo(f"taskfoundry: {exc}", err=True)
         sys.exit(2)

@@ -1,4 +1,8 @@
-"""Build the cleanroom image: base + gold executable (mode 0111) + docs + a fresh git repo."""
+"""Build the cleanroom image: base + gold executable + docs + test assets + a fresh git repo.
+
+The gold is mode 0111 (execute-only), or 0755 for a source-visible task (a script its
+interpreter must read). Either way root owns it, so the worker cannot chmod it.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ RUN cd {ws} && printf 'executable\\n' > .gitignore \\
  && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \\
     git -c user.name=worker -c user.email=worker@localhost commit -q -m 'Initial commit' \\
  && chown -R worker:worker {ws} \\
- && chown root:root {ws}/executable && chmod 0111 {ws}/executable
+ && chown root:root {ws}/executable && chmod {mode} {ws}/executable
 USER worker
 ENV HOME=/home/worker
 WORKDIR {ws}
@@ -29,17 +33,21 @@ WORKDIR {ws}
 
 def build_cleanroom(
     client: docker.DockerClient, base: str, gold: bytes, docs: dict[str, str], workdir: Path,
-    repository: str,
+    repository: str, *, source_visible: bool = False, assets: dict[str, bytes] | None = None,
 ) -> tuple[str, bool]:
-    """Returns (tag, built). The context holds nothing but the docs and the executable."""
+    """Returns (tag, built). The context holds nothing but the docs, the test assets
+    (workspace-relative path -> bytes) and the executable. `base` is the image to start
+    from: the base, or the toolchain layer when the program needs its runtime libraries."""
     context = workdir / "context"
     shutil.rmtree(context, ignore_errors=True)
-    for rel, text in docs.items():
+    files = {**{rel: text.encode() for rel, text in docs.items()}, **(assets or {})}
+    for rel, data in files.items():
         path = context / "workspace" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_bytes(data)
     (context / "workspace").mkdir(parents=True, exist_ok=True)
     (context / "executable").write_bytes(gold)
     (context / "executable").chmod(0o755)
-    (context / "Dockerfile").write_text(_DOCKERFILE.format(base=base, ws=WORKSPACE))
+    (context / "Dockerfile").write_text(_DOCKERFILE.format(
+        base=base, ws=WORKSPACE, mode="0755" if source_visible else "0111"))
     return build_image(client, context, repository, workdir / "build.log", stage="cleanroom")

@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import logging
+import re
 import tarfile
 import time
 import uuid
@@ -21,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.cleanroom import shingles
+from taskfoundry.cleanroom import assets, shingles
 from taskfoundry.cleanroom.docs import collect_docs
 from taskfoundry.errors import SandboxError
 from taskfoundry.models import SCHEMA_VERSION
@@ -30,6 +31,10 @@ from taskfoundry.sandbox.base import Sandbox
 log = logging.getLogger(__name__)
 
 _TEST_DIRS = {"test", "tests", "testdata", "testing", "t", "spec", "fixtures"}
+_DOC_DIRS = {"doc", "docs", "man", "documentation", "info"}
+# Documentation formats: a cleanroom doc with the same bytes is documentation too
+# (GNU's doc/stamp-vti is doc/version.texi), not a copy of the implementation.
+_DOC_EXT = {".texi", ".texinfo", ".txi", ".info", ".md", ".rst", ".adoc", ".pod", ".man"}
 
 
 class LeakFinding(BaseModel):
@@ -70,14 +75,20 @@ class LeakScanConfig(BaseModel):
 
 def scan(
     sandbox: Sandbox, image: str, gold_sha256: str, *, source: Path | None = None,
-    config: LeakScanConfig | None = None,
+    config: LeakScanConfig | None = None, gold_readable: bool = False,
+    allowed: dict[str, str] | None = None,
 ) -> LeakReport:  # fmt: skip
     """Scan the running container `sandbox` of `image`; `source` (the original tree) enables
-    the content and verbatim-run checks."""
+    the content and verbatim-run checks. `gold_readable`: a source-visible task, whose gold
+    at the workspace must be 0755 (every other readable copy is still a leak). `allowed`:
+    absolute path -> sha256 of files deliberately copied from the source (test assets),
+    exempt from the source-copy check at exactly that path with exactly those bytes."""
     cfg = config or LeakScanConfig()
     start = time.monotonic()
     index = shingles.build_index(source, cfg.shingle_tokens) if source else None
-    remote, texts = _run_remote(sandbox, gold_sha256, source_hashes(source) if source else {}, cfg)
+    remote_cfg = {"gold_mode": 0o755 if gold_readable else 0o111, "allowed": allowed or {},
+                  "source_hashes": source_hashes(source) if source else {}}  # fmt: skip
+    remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg)
     findings = [LeakFinding(**f) for f in remote["findings"]]
     findings += text_findings(texts, index, cfg.max_parse_error_ratio)
     findings.sort(key=lambda f: (f.path, f.kind))
@@ -93,7 +104,8 @@ def scan(
 
 def source_hashes(root: Path) -> dict[str, tuple[str, str]]:
     """sha256 -> (kind, relative path) of every source-tree file the cleanroom must not carry:
-    all but the docs the cleanroom is meant to get (those are matched by shingles instead)."""
+    all but documentation (what `collect_docs` picks, and other doc files, which are
+    matched by shingles instead)."""
     docs = set(collect_docs(root))
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(root.rglob("*")):
@@ -102,7 +114,10 @@ def source_hashes(root: Path) -> dict[str, tuple[str, str]]:
             continue
         if rel.as_posix() in docs or path.stat().st_size < 64:
             continue
-        kind = "hidden_test" if _is_test(rel) else "source_copy"
+        test = _is_test(rel)
+        if not test and _is_doc(rel):
+            continue
+        kind = "hidden_test" if test else "source_copy"
         out.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), (kind, rel.as_posix()))
     return out
 
@@ -111,6 +126,16 @@ def _is_test(rel: Path) -> bool:
     name = rel.name
     return (any(p in _TEST_DIRS for p in rel.parts[:-1]) or name.startswith("test_")
             or name.endswith(("_test.go", "_test.py", "_test.rs")))  # fmt: skip
+
+
+def _is_doc(rel: Path) -> bool:
+    """Documentation by format or place; never code (a .c under doc/ is still source)."""
+    ext = rel.suffix.lower()
+    if ext in _DOC_EXT or re.fullmatch(r"\.[1-8]\w*", ext):
+        return True
+    in_doc_dir = any(p.lower() in _DOC_DIRS for p in rel.parts[:-1])
+    code = ext in assets.SOURCE or ext in assets.BUILD_EXT or rel.name.lower() in assets.BUILD_NAMES
+    return in_doc_dir and not code
 
 
 def text_findings(
@@ -134,7 +159,7 @@ def text_findings(
 
 
 def _run_remote(
-    sandbox: Sandbox, gold: str, hashes: dict[str, tuple[str, str]], cfg: LeakScanConfig
+    sandbox: Sandbox, gold: str, extra: dict[str, Any], cfg: LeakScanConfig
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """Run the in-container walk as root; return its JSON and the text files it collected."""
     where = f"/opt/.tf-leakscan-{uuid.uuid4().hex[:12]}"
@@ -142,7 +167,7 @@ def _run_remote(
     remote_cfg = {
         "gold_sha256": gold, "workspace": cfg.workspace, "worker_uid": uid, "worker_gid": gid,
         "anonymous_name": cfg.anonymous_name, "anonymous_email": cfg.anonymous_email,
-        "source_hashes": hashes, "max_hash_bytes": cfg.max_hash_bytes,
+        **extra, "max_hash_bytes": cfg.max_hash_bytes,
         "max_text_bytes": cfg.max_text_bytes, "max_total_text_bytes": cfg.max_total_text_bytes,
         "captured_dir": f"{cfg.workspace}/{cfg.captured_usage}", "exclude": [where],
         "out_tar": f"{where}/texts.tar", "out_json": f"{where}/result.json",

@@ -91,7 +91,7 @@ def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | N
     images: list[str] = []
     paths: list[Path] = []
     if isinstance(result, BuildStage):
-        images = [result.image, result.base_image]
+        images = [result.image, result.base_image, result.runtime_image]
     elif isinstance(result, CleanroomStage):
         images = [result.image]
     elif isinstance(result, GenerateStage):

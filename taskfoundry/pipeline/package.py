@@ -120,8 +120,10 @@ def _reports(
     save_json(reports / "coverage.json", filt.coverage)
     save_json(reports / "coverage_generated.json", gen.coverage)
     save_json(reports / "leak.json", clean.leak)
+    save_json(reports / "assets.json", clean.assets)
     atomic.write_json(reports / "images.json", {
         "task": build.image, "task_built": build.built, "base": build.base_image,
+        "toolchain": build.runtime_image,
         "cleanroom": clean.image, "cleanroom_built": clean.built, "build_log": str(build.log),
     })  # fmt: skip
     atomic.write_json(reports / "lint.json", lint.report)

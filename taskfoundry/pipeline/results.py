@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.cleanroom.assets import AssetReport
 from taskfoundry.cleanroom.leakscan import LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
 
@@ -29,6 +30,13 @@ class BuildStage(BaseModel):
     build_sh: str
     gold_sha256: str
     log: Path
+    toolchain_image: str = Field("", description="base + the recipe's packages (the base when none)")
+
+    @property
+    def runtime_image(self) -> str:
+        """What the cleanroom starts from: the toolchain layer, so the program's runtime
+        libraries (installed with the recipe's Debian packages) are present."""
+        return self.toolchain_image or self.base_image
 
 
 class CleanroomStage(BaseModel):
@@ -36,6 +44,7 @@ class CleanroomStage(BaseModel):
     built: bool
     usage: dict[str, str]
     leak: LeakReport
+    assets: AssetReport = Field(default_factory=AssetReport, description="test assets kept, dropped")
 
 
 class GenerateStage(BaseModel):

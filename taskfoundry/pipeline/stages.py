@@ -18,8 +18,9 @@ from taskfoundry.agent.config import make_model
 from taskfoundry.builders.agent import BuildAgent, resolve_recipe
 from taskfoundry.builders.build import GOLD, run_build
 from taskfoundry.cleanroom import leakscan
+from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
-from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.cleanroom.image import WORKSPACE, build_cleanroom
 from taskfoundry.config import Config
 from taskfoundry.errors import SandboxError, StageError
 from taskfoundry.filtering.filter import final_check, run_filter
@@ -67,7 +68,7 @@ def build_stage(src: SourceResult, config: Config, client: docker.DockerClient) 
         gold = box.get_file(GOLD)
     return BuildStage(base_image=base, image=res.image, built=res.built, recipe=recipe,
                       build_sh=res.build_sh, gold_sha256=hashlib.sha256(gold).hexdigest(),
-                      log=res.log)  # fmt: skip
+                      log=res.log, toolchain_image=res.toolchain)  # fmt: skip
 
 
 def program_name(build: BuildStage) -> str:
@@ -84,12 +85,16 @@ def cleanroom_stage(
         usage = capture_usage(box, GOLD, config.explorer.probe_timeout)
         gold = box.get_file(GOLD)
     docs = {**collect_docs(src.path), **usage_docs(usage, program_name(build))}
+    kept, files = select_assets(src.path)
     workdir = config.work_dir / "cleanroom" / src.task_id
     repo = f"{config.namespace}/cleanroom-{src.owner}_1776_{src.repo}"
-    tag, built = build_cleanroom(client, build.base_image, gold, docs, workdir, repo)
+    visible = build.recipe.source_visible
+    tag, built = build_cleanroom(client, build.runtime_image, gold, docs, workdir, repo,
+                                 source_visible=visible, assets=files)  # fmt: skip
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
-        leak = leakscan.scan(box, tag, build.gold_sha256, source=src.path)
-    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak)
+        leak = leakscan.scan(box, tag, build.gold_sha256, source=src.path, gold_readable=visible,
+                             allowed=kept.allowed(WORKSPACE))  # fmt: skip
+    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
 
 
 def _go_module(repo: Path) -> str:
