@@ -31,7 +31,7 @@ def _explore(csvq_build, docker_client, tmp_path: Path, **cfg: object):  # type:
     job = RunnerJob(executable=COVERAGE, coverage="gcov", cov_root=COV_ROOT, timeout=5)
     explorer = Explorer(ExplorerConfig.model_validate(cfg), job, GOLD)
     with DockerSandbox(build.image, stages.PROBE_LIMITS, client=docker_client) as box:
-        return explorer.run(box, src.path, "csvq", tmp_path / "probes.jsonl")
+        return explorer.run(box, src.path, {"csvq"}, tmp_path / "probes.jsonl")
 
 
 def test_same_seed_same_branch(csvq_build, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -34,3 +34,74 @@ def test_parses_commands_section() -> None:
 def test_prose_is_not_an_option() -> None:
     usage = parse_usage("This tool reads -- carefully -- from stdin.\n")
     assert usage.options == [] and usage.commands == []
+
+
+def test_clap_long_help_reads_descriptions_and_possible_values_below_the_flags() -> None:
+    text = """Usage: hexyl [OPTIONS] [FILE]
+
+Options:
+  -n, --length <N>
+          Only read N bytes from the input.
+
+      --color <WHEN>
+          When to use colors.
+
+          [default: always]
+          [possible values: always, auto, never]
+
+  -p, --plain
+          Display output with --no-characters
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--length"].metavar == "N"
+    assert by_name["--color"].choices == ("always", "auto", "never")
+    assert by_name["--plain"].metavar is None
+    assert "no-characters" in by_name["--plain"].description
+
+
+def test_argparse_braced_choices() -> None:
+    text = """usage: cowsay [-h] [-c {cow,tux}] [-t TEXT]
+
+options:
+  -h, --help            show this help message and exit
+  -c {cow,tux}, --character {cow,tux}
+  -t TEXT, --text TEXT
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--character"].choices == ("cow", "tux")
+    assert by_name["--character"].flags == ("-c", "--character")
+    assert by_name["--text"].metavar == "TEXT"
+
+
+def test_synopsis_groups_of_a_non_gnu_program() -> None:
+    text = """Usage: figlet [ -cklnoprstvxDELNRSWX ] [ -d fontdirectory ]
+              [ -f fontfile ] [ -m smushmode ] [ -w outputwidth ]
+              [ -C controlfile ] [ -I infocode ] [ message ]
+"""
+    usage = parse_usage(text)
+    by_name = {o.name: o for o in usage.options}
+    assert {"-c", "-k", "-X", "-D"} <= set(by_name)
+    assert by_name["-d"].metavar == "FONTDIRECTORY"
+    assert by_name["-w"].metavar == "OUTPUTWIDTH"
+    assert by_name["-c"].metavar is None
+
+
+def test_synopsis_does_not_duplicate_table_options() -> None:
+    text = "usage: tool [-n N] [-v]\n\n  -n N   count\n  -v     verbose\n"
+    assert [o.name for o in parse_usage(text).options] == ["-n", "-v"]
+
+
+def test_getopts_style_lowercase_metavars() -> None:
+    text = """Options:
+    -s, --string str    use the given string as input, instead of a file
+    -i, --input file    read input from the given file (default: stdin)
+    -t, --tab tabstr    use the given string to indent pretty-printed output
+                        (default: two spaces)
+    -m, --minimize      minimize JSON instead of pretty-printing it
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--string"].metavar == "str"
+    assert by_name["--input"].metavar == "file"
+    assert by_name["--minimize"].metavar is None
+    assert by_name["--minimize"].description.startswith("minimize JSON")
+    assert "two spaces" in by_name["--tab"].description

@@ -72,7 +72,9 @@ def run_probe(job, probe, workdir, covdir):
         os.makedirs(covdir, exist_ok=True)
         env.update(coverage_env(job.get("coverage"), covdir))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([job["executable"], *probe["args"]], cwd=workdir, env=env,
+        # argv[0] as the worker's program sees it, so usage and error lines name the same path
+        argv0 = job.get("argv0") or job["executable"]
+        proc = subprocess.Popen([argv0, *probe["args"]], executable=job["executable"], cwd=workdir, env=env,
                                 stdin=subprocess.PIPE, stdout=out, stderr=err,
                                 preexec_fn=limit(job["output_cap"] * 4),
                                 start_new_session=True)
@@ -104,13 +106,20 @@ def sh(argv, **kw):
     return subprocess.run(argv, capture_output=True, text=True, check=False, **kw)
 
 
-def first_party(path, root):
+DEFAULT_EXCLUDE = ("target/", "vendor/", ".cargo/", "third_party/")
+
+
+def first_party(path, root, exclude=DEFAULT_EXCLUDE):
+    """Path relative to the coverage root, or None for what is not the program's own."""
     path = os.path.normpath(path)
     if not path.startswith(root.rstrip("/") + "/"):
         return None
     rel = os.path.relpath(path, root)
-    skip = ("target/", "vendor/", ".cargo/", "third_party/")
-    return None if rel.startswith(skip) else rel
+    return None if rel.startswith(tuple(exclude)) else rel
+
+
+def excluded(job):
+    return tuple(job.get("exclude") or DEFAULT_EXCLUDE)
 
 
 def merge(acc, name, line, hit):
@@ -137,7 +146,7 @@ def read_gcov(job, covdir):
             data = json.loads(line)
             cwd = data.get("current_working_directory", root)
             for entry in data.get("files", []):
-                name = first_party(os.path.join(cwd, entry["file"]), root)
+                name = first_party(os.path.join(cwd, entry["file"]), root, excluded(job))
                 for rec in entry.get("lines", []) if name else []:
                     merge(acc, name, rec["line_number"], rec["count"] > 0)
     return acc
@@ -155,7 +164,7 @@ def read_llvm(job, covdir):
     name = None
     for line in res.stdout.splitlines():
         if line.startswith("SF:"):
-            name = first_party(line[3:], job["cov_root"])
+            name = first_party(line[3:], job["cov_root"], excluded(job))
         elif line.startswith("DA:") and name:
             num, count = line[3:].split(",")[:2]
             merge(acc, name, int(num), int(count) > 0)
@@ -179,7 +188,7 @@ def read_go(job, covdir):
             loc, _stmts, count = line.rsplit(" ", 2)
             path, span = loc.rsplit(":", 1)
             rel = path[len(module) + 1:] if module and path.startswith(module + "/") else path
-            name = first_party(os.path.join(job["cov_root"], rel), job["cov_root"])
+            name = first_party(os.path.join(job["cov_root"], rel), job["cov_root"], excluded(job))
             start, end = span.split(",")
             for num in range(int(start.split(".")[0]), int(end.split(".")[0]) + 1):
                 if name:
@@ -203,7 +212,7 @@ def read_python(job, covdir):
     with open(out) as handle:
         files = json.load(handle).get("files", {})
     for path, info in files.items():
-        name = first_party(os.path.join(covdir, path), job["cov_root"])
+        name = first_party(os.path.join(covdir, path), job["cov_root"], excluded(job))
         for num in info.get("executed_lines", []) if name else []:
             merge(acc, name, num, True)
         for num in info.get("missing_lines", []) if name else []:

@@ -40,7 +40,9 @@ def run(args, stdin="", files=None, cwd=None):
     for name in filter(None, os.environ.get("TF_PASSENV", "").split(":")):
         if name in os.environ:
             env[name] = os.environ[name]
-    proc = subprocess.run([executable(), *args], input=stdin.encode(), capture_output=True,
+    # TF_ARGV0: the name the program sees during generation, the workspace path it has later
+    argv0 = os.environ.get("TF_ARGV0") or executable()
+    proc = subprocess.run([argv0, *args], executable=executable(), input=stdin.encode(), capture_output=True,
                           cwd=cwd, env=env, timeout=TIMEOUT, start_new_session=True)
     return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
                   proc.stderr.decode("utf-8", "replace"))

@@ -40,6 +40,7 @@ from taskfoundry.sources import Checkout, resolve_source
 from taskfoundry.sources.checkout import Upstream
 from taskfoundry.testgen.base import GenerationContext, make_generator
 from taskfoundry.testgen.explorer import capture_usage
+from taskfoundry.testgen.thirdparty import third_party_prefixes
 
 log = logging.getLogger(__name__)
 PROBE_LIMITS = SandboxLimits(memory_mb=2048, pids=512, output_bytes=512 * 1024 * 1024)
@@ -111,7 +112,7 @@ def generate_stage(
         ctx = GenerationContext(
             sandbox=box, repo=src.path, program=program_name(build), recipe=build.recipe,
             go_module=_go_module(src.path), log_dir=config.work_dir / "generate" / src.task_id,
-            config=config,
+            config=config, exclude=third_party_prefixes(src.path),
         )  # fmt: skip
         branch = generator.generate(ctx)
     suite = config.work_dir / "suites" / src.task_id / branch.name

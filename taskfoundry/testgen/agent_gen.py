@@ -288,7 +288,8 @@ class AgentGenerator:
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
         cfg: AgentGenConfig = getattr(ctx.config, "agent", None) or AgentGenConfig()
         start = self.clock()
-        ws = Workspace(ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout)
+        ws = Workspace(ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout,
+                       ctx.exclude)
         ws.prepare()
         session = _Session(self.model or make_model(cfg.model, os.environ), ws, cfg, ctx, self.clock)
         harvested = find_behavioral_tests(ctx.repo) if cfg.harvest else []

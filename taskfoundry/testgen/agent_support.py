@@ -29,7 +29,7 @@ from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
 from taskfoundry.linters import lint_source
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.explorer import HELP_FLAGS
-from taskfoundry.testgen.probes import RUNNER_PATH, install_runner
+from taskfoundry.testgen.probes import RUNNER_PATH, WORKSPACE_EXECUTABLE, install_runner
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +119,9 @@ class Workspace:
     """The agent's working directory in the sandbox, and the runs the generator makes there."""
 
     def __init__(self, sandbox: Sandbox, layout: Layout, coverage: str, go_module: str,
-                 timeout: float) -> None:  # fmt: skip
+                 timeout: float, exclude: tuple[str, ...] = ()) -> None:  # fmt: skip
         self.sandbox, self.layout, self.kind = sandbox, layout, coverage
-        self.go_module, self.timeout = go_module, timeout
+        self.go_module, self.timeout, self.exclude = go_module, timeout, exclude
 
     @property
     def has_coverage(self) -> bool:
@@ -178,7 +178,8 @@ class Workspace:
 
     def _pytest_line(self, executable: str, out: str, env: Mapping[str, str], extra: Sequence[str]) -> str:
         lay = self.layout
-        full_env = {**QUIET_PYTEST, "TF_EXECUTABLE": executable, "PYTHONPATH": lay.cmd("/tmp"), **env}
+        full_env = {**QUIET_PYTEST, "TF_EXECUTABLE": executable,
+                    "TF_ARGV0": WORKSPACE_EXECUTABLE, "PYTHONPATH": lay.cmd("/tmp"), **env}
         argv = ["env", *(f"{k}={v}" for k, v in full_env.items()), *self._pytest_argv(), "-o",
                 "junit_family=xunit2", f"--junitxml={lay.cmd(out)}.xml", f"--basetemp={lay.cmd(out)}.tmp",
                 *extra]  # fmt: skip
@@ -226,7 +227,7 @@ class Workspace:
     def _job(self, **extra: str) -> bytes:
         lay = self.layout
         job = {"coverage": self.kind, "cov_root": lay.cmd(lay.cov_root), "executable": lay.cmd(lay.cov),
-               "go_module": self.go_module, **extra}  # fmt: skip
+               "go_module": self.go_module, "exclude": list(self.exclude), **extra}  # fmt: skip
         return json.dumps(job).encode()
 
     def _fresh_dir(self, name: str) -> str:

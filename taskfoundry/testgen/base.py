@@ -25,6 +25,7 @@ class GenerationContext:
     go_module: str
     log_dir: Path  # probe logs, trajectories
     config: Any  # the whole taskfoundry Config (generator-specific sections inside)
+    exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
 
 
 @dataclass

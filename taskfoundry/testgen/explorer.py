@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.errors import StageError
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.testgen.docexamples import Example
 from taskfoundry.testgen.dummy_check import dummy_passing
 from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, values_for
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
@@ -96,12 +97,13 @@ class Explorer:
         self._seen: set[str] = set()
         self._features: set[str] = set()
 
-    def run(self, sandbox: Sandbox, repo: Path, program: str, log_path: Path) -> Exploration:
-        """Explore; every probe and its outcome goes to `log_path` (JSON lines)."""
+    def run(self, sandbox: Sandbox, repo: Path, names: set[str], log_path: Path) -> Exploration:
+        """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
+        what the docs call the program."""
         start = time.monotonic()
         install_runner(sandbox)
         self.state.usage = capture_usage(sandbox, self.gold, self.job.timeout)
-        corpus = build_corpus(repo, program, self.config.seed)
+        corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
@@ -185,7 +187,7 @@ class Explorer:
     def _candidates(self, usages: dict[str, Usage], corpus: Corpus) -> Iterator[Probe]:
         yield from (Probe(a) for a in [(), ("--help",), ("-h",), ("--version",), ("-V",),
                                        ("--no-such-option",), ("help",)])  # fmt: skip
-        yield from (self._with_files(tuple(argv), corpus, "readme") for argv in corpus.examples)
+        yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
         for cmd in commands:
@@ -238,6 +240,18 @@ class Explorer:
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
         files = tuple((a, corpus.files[a]) for a in argv if a in corpus.files)
         return Probe(argv, files=files, origin=origin)
+
+
+def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:
+    """A documented invocation as shown, with a sample file standing in for a named input."""
+    files = tuple((a, corpus.files[a]) for a in example.argv if a in corpus.files)
+    if example.stdin is not None:
+        return [Probe(example.argv, stdin=example.stdin, files=files, origin="docs")]
+    if example.stdin_file is None:
+        return [Probe(example.argv, files=files, origin="docs")]
+    suffix = Path(example.stdin_file).suffix
+    same = sorted(n for n in corpus.files if Path(n).suffix == suffix)
+    return [Probe(example.argv, stdin=corpus.files[n], files=files, origin="docs") for n in same[:3]]
 
 
 def _log_batch(handle: TextIO, batch: list[Probe], outcomes: list[Outcome]) -> None:

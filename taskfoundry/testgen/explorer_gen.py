@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
+from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.testgen.base import GeneratedBranch, GenerationContext
 from taskfoundry.testgen.explorer import Explorer
-from taskfoundry.testgen.probes import RunnerJob
+from taskfoundry.testgen.probes import WORKSPACE_EXECUTABLE, RunnerJob
 from taskfoundry.testgen.writer import render_tests
+
+
+def program_names(ctx: GenerationContext) -> set[str]:
+    """What the docs may call the program: a Python gold is packed as `executable`, its docs
+    use the console script's name."""
+    names = {ctx.program, Path(WORKSPACE_EXECUTABLE).name}
+    if ctx.recipe.kind == "python":
+        names |= set(console_scripts(ctx.repo))
+    return names
 
 
 class ExplorerGenerator:
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
         cfg = ctx.config.explorer
         job = RunnerJob(executable=COVERAGE, coverage=ctx.recipe.coverage, cov_root=COV_ROOT,
-                        go_module=ctx.go_module, timeout=cfg.probe_timeout)  # fmt: skip
-        state = Explorer(cfg, job, GOLD).run(ctx.sandbox, ctx.repo, ctx.program,
+                        go_module=ctx.go_module, timeout=cfg.probe_timeout, exclude=ctx.exclude)  # fmt: skip
+        state = Explorer(cfg, job, GOLD).run(ctx.sandbox, ctx.repo, program_names(ctx),
                                              ctx.log_dir / "probes.jsonl")  # fmt: skip
         files, written = render_tests(state.kept, ctx.program, cfg.seed)
         per_test = {w.junit_name: {f: sorted(ls) for f, ls in k.covered.items()}

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import random
-import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from taskfoundry.testgen.docexamples import Example, doc_examples
 from taskfoundry.testgen.strategies import NUMBERS, TEXT, draw, table_text
 from taskfoundry.testgen.usage import Option
 
@@ -15,7 +14,7 @@ _TEXT_SUFFIXES = {"", ".txt", ".csv", ".tsv", ".log", ".calc", ".json", ".ini", 
                   ".in", ".dat", ".expr", ".cfg", ".toml", ".yaml", ".yml"}  # fmt: skip
 _SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests")
 _NUMERIC = {"N", "NUM", "COUNT", "INT", "DIGITS", "SIZE", "LINES", "DEPTH", "WIDTH", "PREC"}
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")
 
 
 @dataclass
@@ -23,7 +22,7 @@ class Corpus:
     """What the explorer draws on: sample files and example invocations."""
 
     files: dict[str, str] = field(default_factory=dict)  # relative path -> text
-    examples: list[list[str]] = field(default_factory=list)  # argv without the program name
+    examples: list[Example] = field(default_factory=list)  # from the docs and usage text
     option_values: dict[str, list[str]] = field(default_factory=dict)
     numbers: list[str] = field(default_factory=list)  # drawn with hypothesis
     texts: list[str] = field(default_factory=list)  # drawn with hypothesis
@@ -46,30 +45,20 @@ def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[s
     return found
 
 
-def readme_examples(repo: Path, program: str) -> list[list[str]]:
-    """Invocations of `program` shown in the README's code blocks (`$ prog ...`)."""
-    examples: list[list[str]] = []
-    for doc in sorted(repo.glob("README*")):
-        for block in _FENCE.findall(doc.read_text(errors="replace")):
-            for line in block.splitlines():
-                line = line.strip().removeprefix("$").strip()
-                if not line.startswith(program + " ") or "|" in line or ">" in line:
-                    continue
-                try:
-                    argv = shlex.split(line)[1:]
-                except ValueError:
-                    continue
-                if argv not in examples:
-                    examples.append(argv)
-    return examples
+def readme_examples(repo: Path, names: set[str], usage: list[str] | None = None) -> list[Example]:
+    """Invocations of the program (by any of `names`) in the README, man pages and usage text."""
+    docs = sorted(repo.glob("README*")) + sorted(repo.glob("*.[1-8]"))
+    texts = [d.read_text(errors="replace") for d in docs if d.is_file()]
+    return doc_examples(texts + list(usage or []), names)
 
 
-def build_corpus(repo: Path, program: str, seed: int = 0) -> Corpus:
-    corpus = Corpus(sample_files(repo), readme_examples(repo, program))
+def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
+    corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage))
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
     corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
-    for argv in corpus.examples:
+    for example in corpus.examples:
+        argv = example.argv
         for i, arg in enumerate(argv[:-1]):
             if arg.startswith("-") and not argv[i + 1].startswith("-"):
                 corpus.option_values.setdefault(arg, []).append(argv[i + 1])
@@ -87,6 +76,9 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += rng.sample(corpus.numbers, k=min(2, len(corpus.numbers)))
     if "CHAR" in meta or "DELIM" in meta or "SEP" in meta:
         values += [";", "\t", "|", "ab"]
+    if any(k in meta for k in _STRINGY):
+        contents = sorted(corpus.files.values(), key=len)
+        values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
     if "FILE" in meta or "PATH" in meta:
         values += ["out.txt"] + sorted(corpus.files)[:2] + ["missing.txt"]
     if any(k in meta for k in ("COL", "KEY", "FIELD", "NAME", "LIST")):

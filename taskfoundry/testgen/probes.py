@@ -11,6 +11,7 @@ from taskfoundry.errors import SandboxError
 from taskfoundry.sandbox.base import Sandbox
 
 RUNNER_PATH = "/tmp/tf_probe_runner.py"
+WORKSPACE_EXECUTABLE = "/workspace/executable"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ class RunnerJob:
     cov_root: str = "/cov"
     go_module: str = ""
     timeout: float = 10.0
+    exclude: tuple[str, ...] = ()  # path prefixes left out of first-party coverage
+    argv0: str = WORKSPACE_EXECUTABLE  # what the program sees as its own name, as in the cleanroom
     output_cap: int = 256 * 1024
 
 

@@ -1,19 +1,33 @@
-"""Read a program's usage text: its options (with metavars and choices) and subcommands."""
+"""Read a program's usage text: its options (with metavars and choices) and subcommands.
+
+Three shapes are read: GNU-style option tables ("  -d, --delimiter CHAR   ..."), the
+same with the description on the lines below (clap's long help, argparse), and the
+bracketed groups of a synopsis line ("usage: figlet [ -ckl ] [ -f fontfile ]"), which is
+all that many small non-GNU programs print.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-# "  -d, --delimiter CHAR   field delimiter"  /  "  --out=FILE  ..."  /  "  -n N  ..."
+# a value after a flag: "CHAR", "<file>", "{a,b}", "[=N]", "=FILE", " file" (getopts style;
+# the two spaces before a description keep it apart from a description's first word)
+_VALUE = r"(?:[ =]?(?:<[\w.|-]+>|\{[\w.,|-]+\}|[A-Z][\w|-]*)|\[=?[A-Za-z]\w*\]|[ =][a-z][\w-]*)"
+_FLAG = re.compile(r"(-{1,2}[\w?][\w-]*)(" + _VALUE + r")?")
 _OPT = re.compile(
-    r"^\s{1,12}(?P<flags>-{1,2}[\w?][\w-]*(?:[ =]?<?[A-Z][\w|-]*>?|\[=?[A-Z]\w*\])?"
-    r"(?:,\s*-{1,2}[\w?][\w-]*(?:[ =]?<?[A-Z][\w|-]*>?|\[=?[A-Z]\w*\])?)*)(?:\s{2,}(?P<desc>.*))?$"
+    r"^(?P<indent>\s{1,12})(?P<flags>-{1,2}[\w?][\w-]*" + _VALUE + r"?(?:,?\s?-{1,2}[\w?][\w-]*"
+    + _VALUE + r"?)*)(?:(?:\s{2,}|\t)(?P<desc>.*))?$"
 )
-_FLAG = re.compile(r"(-{1,2}[\w?][\w-]*)(?:[ =]?<?([A-Z][\w|-]*)>?|\[=?([A-Z]\w*)\])?")
 _COMMANDS_HEAD = re.compile(r"^\s*(sub)?commands?\s*:?\s*$", re.I)
 _CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?(?:\s{2,}.*)?$")
-_CHOICES = re.compile(r"(?:\b|^)((?:[\w.-]+\|)+[\w.-]+)\b|\{([\w.-]+(?:,[\w.-]+)+)\}")
+_CHOICES = re.compile(
+    r"possible values:\s*([\w.-]+(?:,\s*[\w.-]+)+)|(?:\b|^)((?:[\w.-]+\|)+[\w.-]+)\b"
+    r"|\{([\w.-]+(?:,[\w.-]+)+)\}"
+)
+_SYNOPSIS = re.compile(r"^\s*usage\s*:", re.I)
+_GROUP = re.compile(r"\[\s*(-[^\[\]]*?)\s*\]")
+_GROUP_OPT = re.compile(r"^(-{1,2}[\w?][\w-]*)(?:[ =]<?([A-Za-z][\w-]*)>?)?$")
 
 
 @dataclass(frozen=True)
@@ -38,13 +52,14 @@ class Usage:
 
 
 def parse_usage(text: str) -> Usage:
-    """Options and commands from GNU-style help text; tolerant of what it cannot read."""
+    """Options and commands from help text; tolerant of what it cannot read."""
     usage = Usage()
     in_commands = False
-    seen: set[str] = set()
-    for line in text.splitlines():
+    current: tuple[int, int] | None = None  # (index into options, indent) of the last option
+    lines = text.splitlines()
+    for line in lines:
         if _COMMANDS_HEAD.match(line):
-            in_commands = True
+            in_commands, current = True, None
             continue
         if in_commands:
             cmd = _CMD.match(line)
@@ -53,31 +68,89 @@ def parse_usage(text: str) -> Usage:
                 continue
             if line.strip():
                 in_commands = bool(line.startswith(" ")) and not line.lstrip().startswith("-")
-        opt = _parse_option(line)
-        if opt and opt.name not in seen:
-            seen.add(opt.name)
-            usage.options.append(opt)
+        parsed = _parse_option(line)
+        if parsed:
+            current = _add(usage, parsed[0], parsed[1])
+        elif current and not line.strip():
+            continue  # clap separates a long description's paragraphs with blank lines
+        elif current and _indent(line) > current[1]:
+            _extend(usage, current[0], line.strip())  # description continued below the flags
+        else:
+            current = None
+    for opt in _synopsis_options(lines):
+        _add(usage, opt, 0)
     return usage
 
 
-def _parse_option(line: str) -> Option | None:
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _add(usage: Usage, opt: Option, indent: int) -> tuple[int, int] | None:
+    known = {f for o in usage.options for f in o.flags}
+    if known & set(opt.flags):
+        return None
+    usage.options.append(opt)
+    return len(usage.options) - 1, indent
+
+
+def _extend(usage: Usage, index: int, more: str) -> None:
+    opt = usage.options[index]
+    desc = f"{opt.description} {more}".strip()
+    usage.options[index] = replace(opt, description=desc, choices=opt.choices or _choices("", desc))
+
+
+def _parse_option(line: str) -> tuple[Option, int] | None:
     match = _OPT.match(line)
     if not match:
         return None
     flags: list[str] = []
     metavar = None
-    for flag, meta, optional_meta in _FLAG.findall(match.group("flags")):
+    for flag, value in _FLAG.findall(match.group("flags")):
         flags.append(flag)
-        metavar = metavar or meta or optional_meta or None
+        metavar = metavar or value.strip(" =[]<>") or None
     desc = (match.group("desc") or "").strip()
     choices = _choices(metavar or "", desc)
-    return Option(tuple(flags), metavar, choices, desc)
+    if metavar and metavar.startswith("{"):
+        metavar = "CHOICE"
+    return Option(tuple(flags), metavar, choices, desc), len(match.group("indent"))
 
 
 def _choices(metavar: str, desc: str) -> tuple[str, ...]:
     for text in (metavar, desc):
         found = _CHOICES.search(text)
         if found:
-            raw = found.group(1) or found.group(2)
-            return tuple(re.split(r"[|,]", raw))
+            raw = found.group(1) or found.group(2) or found.group(3)
+            return tuple(c.strip() for c in re.split(r"[|,]", raw) if c.strip())
     return ()
+
+
+def _synopsis_options(lines: list[str]) -> list[Option]:
+    """Options from the bracketed groups of the usage synopsis and its continuation lines."""
+    out: list[Option] = []
+    for i, line in enumerate(lines):
+        if not _SYNOPSIS.match(line):
+            continue
+        block = [line]
+        for more in lines[i + 1 :]:
+            if not more.strip() or not more.startswith((" ", "\t")):
+                break
+            block.append(more)
+        for group in _GROUP.findall(" ".join(block)):
+            out += _group_options(group)
+    return out
+
+
+def _group_options(group: str) -> list[Option]:
+    """`-abc` (a cluster of single-letter flags), `-d dir`, `--width=N`, `-a | -b`."""
+    out: list[Option] = []
+    for part in (p.strip() for p in group.split("|")):
+        match = _GROUP_OPT.match(part)
+        if not match:
+            continue
+        flag, meta = match.group(1), match.group(2)
+        if not meta and re.fullmatch(r"-[A-Za-z0-9]{2,}", flag):
+            out += [Option((f"-{c}",)) for c in flag[1:]]
+        else:
+            out.append(Option((flag,), meta.upper() if meta else None))
+    return out

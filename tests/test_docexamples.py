@@ -1,0 +1,24 @@
+from taskfoundry.testgen.docexamples import Example, doc_examples, parse_invocation
+
+NAMES = {"jsonxf"}
+
+
+def test_pipes_and_redirections_become_stdin() -> None:
+    assert parse_invocation("jsonxf -t $'\\t' <foo.json | less", NAMES) == Example(
+        ("-t", "\t"), stdin_file="foo.json")  # fmt: skip
+    assert parse_invocation("echo '{\"a\": 1}' | jsonxf -m", NAMES) == Example(("-m",), stdin='{"a": 1}\n')
+    assert parse_invocation("cat in.json | jsonxf", NAMES) == Example((), stdin_file="in.json")
+    assert parse_invocation("jsonxf -m <foo.json | gzip -c >foo.gz", NAMES) == Example(
+        ("-m",), stdin_file="foo.json")  # fmt: skip
+
+
+def test_prompts_paths_and_fd_redirections() -> None:
+    assert parse_invocation("$ ./jsonxf -s '[1]' 2>/dev/null", NAMES) == Example(("-s", "[1]"))
+    assert parse_invocation("other -x", NAMES) is None
+    assert parse_invocation("jsonxf 'unterminated", NAMES) is None
+    assert parse_invocation("jsonxf <<EOF", NAMES) is None
+
+
+def test_doc_examples_reads_fenced_and_indented_blocks_once() -> None:
+    readme = "Run it:\n\n    jsonxf -m\n\n```sh\n$ jsonxf -m\njsonxf -s x\n```\nprose jsonxf -q\n"
+    assert doc_examples([readme], NAMES) == [Example(("-m",)), Example(("-s", "x"))]
