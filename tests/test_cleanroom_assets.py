@@ -50,7 +50,7 @@ def _tree(root: Path, files: dict[str, bytes]) -> Path:
 
 def test_select_assets_keeps_only_data_dirs_and_respects_caps(tmp_path: Path) -> None:
     repo = _tree(tmp_path, {
-        "fonts/standard.flf": FONT,  # not a test, example or data directory
+        "src/fonts.flf": FONT,  # not in a test, example or data directory
         "tests/fonts/standard.flf": FONT, "tests/big.bin": b"\x00" * 5000,
         "tests/a.bin": b"\x00" * 3000, "tests/b.bin": b"\x00" * 3000, "tests/test_x.py": b"x = 1\n",
         "examples/demo.flf": FONT, "vendor/lib/tests/v.bin": b"\x00" * 10, "src/main.c": C_CODE,

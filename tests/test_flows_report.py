@@ -35,6 +35,8 @@ def _task_dir(tmp_path: Path) -> Path:
             "assertions": [{"class": "observable"}, {"class": "recall"}]}  # fmt: skip
     (task_dir / "reports" / "lint.json").write_text(json.dumps(lint))
     (task_dir / "reports" / "leak.json").write_text(json.dumps({"verdict": "clean"}))
+    assets = {"kept": [{"path": "tests/a.bin", "reason": "binary"}], "dropped": []}
+    (task_dir / "reports" / "assets.json").write_text(json.dumps(assets))
     return task_dir
 
 
@@ -49,6 +51,7 @@ def test_task_table_has_every_figure_an_author_reads(tmp_path: Path) -> None:
     assert table["dummy pass rate"] == "20.0%" and table["lint findings"] == "HIGH: 2, MED: 1"
     assert table["triage"] == "observable: 1, recall: 1" and table["leak scan"] == "clean"
     assert table["build time"] == "3.0 s (cached)" and table["filter time"] == "9.5 s"
+    assert table["test assets"] == "1 kept, 0 dropped"
     text = markdown_report(task, task_dir)
     assert "**7 kept**" in text and "leak scan: clean" in text and "| filter | 9.5 s |" in text
 

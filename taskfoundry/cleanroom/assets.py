@@ -22,8 +22,9 @@ from pydantic import BaseModel, Field
 from taskfoundry.cleanroom import shingles
 
 ASSET_DIR = "assets"
+# Test, example and data directories; `fonts` for programs whose data is fonts (figlet).
 DATA_DIRS = {"tests", "test", "testdata", "test-data", "test_data", "testing", "testfiles",
-             "examples", "example", "samples", "sample", "data", "fixtures", "corpus"}  # fmt: skip
+             "examples", "example", "samples", "sample", "data", "fixtures", "corpus", "fonts"}  # fmt: skip
 # Bundled third-party code and build output: not the project's assets.
 _FOREIGN_DIRS = shingles.SKIP_DIRS | {"vendor", "third_party", "thirdparty", "3rdparty", "build",
                                       "_build", "__pycache__", ".tox", ".venv", "venv"}  # fmt: skip

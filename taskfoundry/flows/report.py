@@ -14,11 +14,12 @@ from taskfoundry.models import TaskYaml, load_yaml_model
 
 @dataclass
 class ReportFacts:
-    """Counts from `reports/`: lint findings by severity, triage classes, leak verdict."""
+    """Counts from `reports/`: lint findings by severity, triage classes, leak verdict, test assets."""
 
     lint: dict[str, int] = field(default_factory=dict)
     triage: dict[str, int] = field(default_factory=dict)
     leak: str = "unknown"
+    assets: str = "unknown"
     images_built: dict[str, bool] = field(default_factory=dict)
 
 
@@ -38,6 +39,9 @@ def read_facts(task_dir: Path) -> ReportFacts:
         facts.triage[assertion["class"]] = facts.triage.get(assertion["class"], 0) + 1
     leak = _json(task_dir / "reports" / "leak.json") or {}
     facts.leak = leak.get("verdict", "unknown")
+    assets = _json(task_dir / "reports" / "assets.json")
+    if assets is not None:
+        facts.assets = f"{len(assets.get('kept', []))} kept, {len(assets.get('dropped', []))} dropped"
     images = _json(task_dir / "reports" / "images.json") or {}
     facts.images_built = {k: bool(images[k]) for k in ("task_built", "cleanroom_built") if k in images}
     return facts
@@ -58,6 +62,7 @@ def task_table(
         ("dropped", _counts(s.dropped)), ("line coverage", f"{s.line_rate:.1%}"),
         ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"), ("lint findings", _counts(facts.lint)),
         ("triage", _counts(facts.triage)), ("leak scan", facts.leak),
+        ("test assets", facts.assets),
     ]  # fmt: skip
     rows += [(f"dropped: {k}", str(v)) for k, v in sorted(s.dropped.items())]
     for stage, secs in s.stage_seconds.items():
@@ -80,7 +85,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"({s.lines_covered}/{s.lines_total} first-party lines)\n"
         f"- dummy pass rate before filtering: {s.dummy_pass_rate:.1%}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
-        f"- leak scan: {facts.leak}\n{created}"
+        f"- leak scan: {facts.leak}; test assets: {facts.assets}\n{created}"
         f"- images: `{task.images.task_cleanroom}`, `{task.images.task}`\n"
         f"- written to: `{task_dir}`\n\n| stage | wall time |\n|---|---|\n{stages}\n"
     )
