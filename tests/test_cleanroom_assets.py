@@ -34,6 +34,8 @@ C_CODE = b"#include <stdio.h>\n\nint main(void)\n{\n    puts(\"hello\");\n    re
     ("prebuilt", b"\x7fELF\x02\x01\x01\x00", "artifact"),
     ("counts.out", b"3 12 80\n", "expected_output"),
     ("hello.expected", b"hello\n", "expected_output"),
+    ("tests/expected/out_file.csv.data", b"a;b\n", "expected_output"),  # csvq: an oracle in expected/
+    ("tests/golden/frame.bin", b"\x00\x01", "expected_output"),
     ("README", b"how the tests work\n", "plain_text"),
     ("code.dat", C_CODE, "parses_as_source"),
 ])  # fmt: skip

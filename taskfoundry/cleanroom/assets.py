@@ -3,10 +3,11 @@
 From the repository's test, example and data directories, a file is kept when its format
 is binary (a NUL byte or not UTF-8) or project-specific (an extension outside the common
 text formats, e.g. figlet's `.flf` fonts). Never kept: source code, scripts (a shebang),
-build files, build artifacts, expected outputs of the project's tests (`.out`, `.expected`,
-...: they are oracles), common text formats, extension-less text, and text that parses as
-source. Kept files go to `/workspace/assets/<path in the repository>`; a per-file and a
-total size cap apply. The leak scan is given the kept files (path and sha256) as allowed.
+build files, build artifacts, expected outputs of the project's tests (`.out`,
+`.expected`, anything under `expected/`, `golden/`, ...: they are oracles), common text
+formats, extension-less text, and text that parses as source. Kept files go to
+`/workspace/assets/<path in the repository>`; a per-file and a total size cap apply.
+The leak scan is given the kept files (path and sha256) as allowed.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ ARTIFACTS = {".o", ".obj", ".a", ".so", ".dylib", ".dll", ".exe", ".rlib", ".rme
 # Recorded outputs of the project's own tests: the answers, never the worker's to read.
 EXPECTED = {".out", ".expected", ".exp", ".ok", ".golden", ".ref", ".stdout", ".stderr", ".err",
             ".ans", ".res", ".result", ".diff", ".patch", ".snap", ".orig", ".rej"}  # fmt: skip
+EXPECTED_DIRS = {"expected", "expect", "golden", "goldens", "results", "output", "outputs",
+                 "snapshots", "__snapshots__", "baseline", "baselines", "reference", "ref"}  # fmt: skip
 _TEST_NAME = re.compile(r"^(test_.*|.*_test\.\w+|.*\.test\.\w+|.*_spec\.\w+|run[-_]?tests?.*)$", re.I)
 
 Reason = Literal["binary", "project_format", "source", "script", "build_file", "artifact",
@@ -89,9 +92,10 @@ def candidates(repo: Path) -> Iterator[Path]:
             yield path
 
 
-def classify(name: str, data: bytes) -> Reason:
-    """Why a file is kept (binary, project_format) or dropped (every other reason)."""
-    lower = name.lower()
+def classify(rel: str, data: bytes) -> Reason:
+    """Why a file (its path in the repository) is kept (binary, project_format) or dropped."""
+    parts = rel.lower().split("/")
+    lower = parts[-1]
     ext = Path(lower).suffix
     if ext in SOURCE:
         return "source"
@@ -99,7 +103,7 @@ def classify(name: str, data: bytes) -> Reason:
         return "build_file"
     if ext in ARTIFACTS or data.startswith(b"\x7fELF"):
         return "artifact"
-    if ext in EXPECTED:
+    if ext in EXPECTED or set(parts[:-1]) & EXPECTED_DIRS or "expected" in lower:
         return "expected_output"
     if b"\x00" in data or not _utf8(data):
         return "binary"
@@ -136,7 +140,7 @@ def select_assets(repo: Path, policy: AssetPolicy | None = None) -> tuple[AssetR
             report.dropped.append(Asset(path=rel, reason="too_large", size=size))
             continue
         data = path.read_bytes()
-        reason = classify(path.name, data)
+        reason = classify(rel, data)
         if reason in ("binary", "project_format") and total + size > cap.max_total_bytes:
             reason = "budget"
         asset = Asset(path=rel, reason=reason, size=size, sha256=hashlib.sha256(data).hexdigest())
