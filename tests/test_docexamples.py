@@ -22,3 +22,14 @@ def test_prompts_paths_and_fd_redirections() -> None:
 def test_doc_examples_reads_fenced_and_indented_blocks_once() -> None:
     readme = "Run it:\n\n    jsonxf -m\n\n```sh\n$ jsonxf -m\njsonxf -s x\n```\nprose jsonxf -q\n"
     assert doc_examples([readme], NAMES) == [Example(("-m",)), Example(("-s", "x"))]
+
+
+def test_corpus_takes_option_values_from_usage_and_examples(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from taskfoundry.testgen.inputs import build_corpus
+
+    (tmp_path / "README.md").write_text("    hexyl --skip 16 data.bin\n")
+    usage = "  -n, --length <N>\n      Examples: --length=64, --length=0xff.\n"
+    corpus = build_corpus(tmp_path, {"hexyl"}, usage=[usage])
+    assert corpus.option_values["--length"] == ["64", "0xff"]
+    assert corpus.option_values["--skip"] == ["16"]
+    assert corpus.examples == [Example(("--skip", "16", "data.bin"))]

@@ -105,3 +105,23 @@ def test_getopts_style_lowercase_metavars() -> None:
     assert by_name["--minimize"].metavar is None
     assert by_name["--minimize"].description.startswith("minimize JSON")
     assert "two spaces" in by_name["--tab"].description
+
+
+def test_clap_listed_possible_values() -> None:
+    text = """Options:
+      --color <WHEN>
+          When to use colors
+
+          [default: always]
+
+          Possible values:
+          - always: Always use colorized output
+          - auto:   Only displays colors if the output goes to an interactive terminal
+          - never:  Do not use colorized output
+
+  -p, --plain
+          Plain output
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--color"].choices == ("always", "auto", "never")
+    assert by_name["--plain"].choices == ()

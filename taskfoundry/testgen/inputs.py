@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ _TEXT_SUFFIXES = {"", ".txt", ".csv", ".tsv", ".log", ".calc", ".json", ".ini", 
                   ".in", ".dat", ".expr", ".cfg", ".toml", ".yaml", ".yml"}  # fmt: skip
 _SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests")
 _NUMERIC = {"N", "NUM", "COUNT", "INT", "DIGITS", "SIZE", "LINES", "DEPTH", "WIDTH", "PREC"}
+_INLINE_VALUE = re.compile(r"(?<![\w-])(--?[\w-]+)=([^\s,;`'\"]+)")  # "--length=4KiB" in help
 _STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")
 
 
@@ -57,6 +59,8 @@ def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | 
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
     corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
+    for flag, value in _INLINE_VALUE.findall("\n".join(usage or [])):
+        corpus.option_values.setdefault(flag, []).append(value.rstrip(".,;:)'\"`"))
     for example in corpus.examples:
         argv = example.argv
         for i, arg in enumerate(argv[:-1]):

@@ -25,6 +25,7 @@ _CHOICES = re.compile(
     r"possible values:\s*([\w.-]+(?:,\s*[\w.-]+)+)|(?:\b|^)((?:[\w.-]+\|)+[\w.-]+)\b"
     r"|\{([\w.-]+(?:,[\w.-]+)+)\}"
 )
+_LISTED = re.compile(r"^[-*] ([\w.-]+):\s")
 _SYNOPSIS = re.compile(r"^\s*usage\s*:", re.I)
 _GROUP = re.compile(r"\[\s*(-[^\[\]]*?)\s*\]")
 _GROUP_OPT = re.compile(r"^(-{1,2}[\w?][\w-]*)(?:[ =]<?([A-Za-z][\w-]*)>?)?$")
@@ -97,7 +98,12 @@ def _add(usage: Usage, opt: Option, indent: int) -> tuple[int, int] | None:
 def _extend(usage: Usage, index: int, more: str) -> None:
     opt = usage.options[index]
     desc = f"{opt.description} {more}".strip()
-    usage.options[index] = replace(opt, description=desc, choices=opt.choices or _choices("", desc))
+    listed = _LISTED.match(more)
+    if listed and "possible values:" in opt.description.lower():  # clap: "- auto: ..." lines
+        choices = (*opt.choices, listed.group(1))
+    else:
+        choices = opt.choices or _choices("", desc)
+    usage.options[index] = replace(opt, description=desc, choices=choices)
 
 
 def _parse_option(line: str) -> tuple[Option, int] | None:
