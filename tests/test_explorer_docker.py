@@ -57,3 +57,18 @@ def test_kept_probes_reach_new_lines_or_new_features(csvq_build, docker_client, 
     assert state.line_rate() > 0.4
     assert len({k.feature for k in state.kept}) >= len(state.kept) // 2
     assert all(k.outcome.writable for k in state.kept)
+
+
+def test_usage_on_stderr_with_an_error_exit_is_captured(docker_client, base_image) -> None:  # type: ignore[no-untyped-def]
+    from taskfoundry.testgen.explorer import capture_usage
+    from taskfoundry.testgen.probes import install_runner
+
+    # figlet's way: no --help, a usage synopsis on stderr and exit 1 for any unknown option
+    script = b"#!/bin/sh\necho 'Usage: toy [ -ab ] [ -w width ] [ message ]' >&2\nexit 1\n"
+    with DockerSandbox(base_image, stages.PROBE_LIMITS, client=docker_client) as box:
+        box.put_file(script, "/tmp/toy", mode=0o755)
+        install_runner(box)
+        usage = capture_usage(box, "/tmp/toy", 5)
+        box.put_file(b"#!/bin/sh\necho 'no such file: --help' >&2\nexit 2\n", "/tmp/plain", mode=0o755)
+        assert capture_usage(box, "/tmp/plain", 5) == {}
+    assert usage == {"": "Usage: toy [ -ab ] [ -w width ] [ message ]\n"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from taskfoundry.testgen.usage import Option, Usage, parse_usage
 log = logging.getLogger(__name__)
 
 HELP_FLAGS = ("--help", "-h")
+_USAGE_WORD = re.compile(r"^\s*usage\b", re.I | re.M)
 
 
 class ExplorerConfig(BaseModel):
@@ -72,10 +74,12 @@ def capture_usage(sandbox: Sandbox, executable: str, timeout: float = 10.0) -> d
     """Help text of the program and of each of its subcommands."""
     job = RunnerJob(executable=executable, timeout=timeout)
     texts: dict[str, str] = {}
-    for flag in HELP_FLAGS:
-        out = run_probes(sandbox, job, [Probe((flag,))])[0]
-        if out.exit_code == 0 and (out.stdout or out.stderr):
-            texts[""] = (out.stdout or "") + (out.stderr or "")
+    outs = run_probes(sandbox, job, [Probe((flag,)) for flag in HELP_FLAGS])
+    # help that exits 0 first; else a usage message on an error (`figlet -h`: stderr, exit 1)
+    for out in sorted(outs, key=lambda o: o.exit_code != 0):
+        text = (out.stdout or "") + (out.stderr or "")
+        if text.strip() and (out.exit_code == 0 or _USAGE_WORD.search(text)):
+            texts[""] = text
             break
     commands = parse_usage(texts.get("", "")).commands
     probes = [Probe((cmd, "--help")) for cmd in commands]
