@@ -125,3 +125,18 @@ def test_clap_listed_possible_values() -> None:
     by_name = {o.name: o for o in parse_usage(text).options}
     assert by_name["--color"].choices == ("always", "auto", "never")
     assert by_name["--plain"].choices == ()
+
+
+def test_choices_listed_in_prose_for_a_metavar() -> None:
+    text = """usage: Cowsay [-h] [-c CHARACTER] -t TEXT
+
+CLI tool. Available Characters: ['beavis',
+'cow', 'tux']
+
+options:
+  -c, --character CHARACTER
+  -t, --text TEXT
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--character"].choices == ("beavis", "cow", "tux")
+    assert by_name["--text"].choices == ()

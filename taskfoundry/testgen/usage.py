@@ -25,6 +25,7 @@ _CHOICES = re.compile(
     r"possible values:\s*([\w.-]+(?:,\s*[\w.-]+)+)|(?:\b|^)((?:[\w.-]+\|)+[\w.-]+)\b"
     r"|\{([\w.-]+(?:,[\w.-]+)+)\}"
 )
+_PROSE_LIST = re.compile(r"([A-Za-z]+)\s*:\s*\[((?:\s*['\"][\w.-]+['\"],?)+)\s*\]")
 _LISTED = re.compile(r"^[-*] ([\w.-]+):\s")
 _SYNOPSIS = re.compile(r"^\s*usage\s*:", re.I)
 _GROUP = re.compile(r"\[\s*(-[^\[\]]*?)\s*\]")
@@ -80,7 +81,18 @@ def parse_usage(text: str) -> Usage:
             current = None
     for opt in _synopsis_options(lines):
         _add(usage, opt, 0)
+    _listed_choices(usage, text)
     return usage
+
+
+def _listed_choices(usage: Usage, text: str) -> None:
+    """Choices listed in prose for a metavar: "Available Characters: ['cow', 'tux']"."""
+    for word, body in _PROSE_LIST.findall(text):
+        values = tuple(re.findall(r"['\"]([\w.-]+)['\"]", body))
+        word = word.lower().rstrip("s")
+        for i, opt in enumerate(usage.options):
+            if opt.metavar and not opt.choices and opt.metavar.lower().rstrip("s") == word:
+                usage.options[i] = replace(opt, choices=values)
 
 
 def _indent(line: str) -> int:
