@@ -64,3 +64,28 @@ def test_dummy_check_matches_each_dummy() -> None:
     assert dummy_passing(Probe(("count",), stdin="a\n"), real, usage) is None
     wrote = Outcome(0, "", "", False, False, {"o.txt": "x"})
     assert dummy_passing(Probe(("x",)), wrote, usage) is None
+
+
+def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import subprocess
+    import sys
+    from importlib import resources
+
+    blob = b"\x00\xff\x10ab\n"
+    argv = ("-An", "-tx1")
+    ran = subprocess.run(["od", *argv], input=blob, capture_output=True, check=True)
+    kept = Kept(Probe(argv, stdin=blob), Outcome(0, ran.stdout.decode(), "", False, False, {}), "f")
+    files, written = render_tests([kept], "od", 0)
+    assert "stdin=b'\\x00\\xff\\x10ab\\n'" in files[written[0].file]
+    tests = tmp_path / "eval" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "tfrun.py").write_bytes(resources.files("taskfoundry.assets").joinpath("tfrun.py").read_bytes())
+    for name, source in files.items():
+        (tests / name).write_text(source)
+    env = {"TF_EXECUTABLE": shutil.which("od") or "/usr/bin/od", "PATH": "/usr/bin:/bin"}
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert dummy_passing(Probe((), stdin=b"hi\n"), Outcome(0, "hi\n", "", False, False, {}), "") == "cat"
+    assert dummy_passing(Probe((), stdin=b"\xff"), Outcome(0, "", "", False, False, {}), "") == "silent"

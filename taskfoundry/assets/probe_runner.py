@@ -38,6 +38,10 @@ def decode(data):
         return {"b64": base64.b64encode(data).decode()}
 
 
+def stdin_bytes(stdin):
+    return stdin.encode("utf-8") if isinstance(stdin, str) else base64.b64decode(stdin["b64"])
+
+
 def write_inputs(workdir, files):
     for name, content in files.items():
         path = os.path.join(workdir, name)
@@ -80,7 +84,7 @@ def run_probe(job, probe, workdir, covdir):
                                 start_new_session=True)
         timed_out = False
         try:
-            proc.communicate(probe.get("stdin", "").encode(), timeout=job["timeout"])
+            proc.communicate(stdin_bytes(probe.get("stdin", "")), timeout=job["timeout"])
         except subprocess.TimeoutExpired:
             timed_out = True
         except BrokenPipeError:

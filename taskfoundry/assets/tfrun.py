@@ -28,7 +28,8 @@ def executable() -> str:
 
 
 def run(args, stdin="", files=None, cwd=None):
-    """Run the program with `args` in `cwd`, after writing `files` (relative path -> text)."""
+    """Run the program with `args` in `cwd`, after writing `files` (relative path -> text);
+    `stdin` is text or bytes."""
     cwd = Path(cwd or os.getcwd())
     for name, content in (files or {}).items():
         path = cwd / name
@@ -42,7 +43,8 @@ def run(args, stdin="", files=None, cwd=None):
             env[name] = os.environ[name]
     # TF_ARGV0: the name the program sees during generation, the workspace path it has later
     argv0 = os.environ.get("TF_ARGV0") or executable()
-    proc = subprocess.run([argv0, *args], executable=executable(), input=stdin.encode(), capture_output=True,
+    data = stdin.encode() if isinstance(stdin, str) else stdin  # bytes: binary input
+    proc = subprocess.run([argv0, *args], executable=executable(), input=data, capture_output=True,
                           cwd=cwd, env=env, timeout=TIMEOUT, start_new_session=True)
     return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
                   proc.stderr.decode("utf-8", "replace"))

@@ -18,7 +18,7 @@ def dummy_passing(probe: Probe, out: Outcome, usage: str) -> str | None:
         "silent": (0, "", ""),
         "fail": (1, "", ""),
         "echo": (0, " ".join(probe.args) + "\n", ""),
-        "cat": (0, probe.stdin, ""),
+        "cat": (0, _as_text(probe.stdin), ""),
         "usage": (0, usage_nl, ""),
         "usage-err": (1, "", usage_nl),
     }
@@ -27,3 +27,13 @@ def dummy_passing(probe: Probe, out: Outcome, usage: str) -> str | None:
         if actual == expected:
             return name
     return None
+
+
+def _as_text(data: str | bytes) -> str | None:
+    """What an outcome records for these bytes on stdout: None when not UTF-8."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -207,6 +207,7 @@ class Explorer:
         for name in names:
             yield self._with_files((*cmd, name), corpus, "file")
             yield Probe(cmd, stdin=corpus.files[name], origin="stdin")
+        yield from (Probe(cmd, stdin=blob, origin="bytes") for blob in corpus.blobs[:2])
         yield Probe((*cmd, "missing-file.txt"))
         for opt in opts:
             if opt.name in HELP_FLAGS:
@@ -231,8 +232,11 @@ class Explorer:
             if opt.metavar or opt.choices:
                 argv.append(rng.choice(values_for(opt, corpus, rng)))
         names = sorted(corpus.files)
-        if corpus.texts and rng.random() < 0.2:
+        roll = rng.random()
+        if corpus.texts and roll < 0.2:
             return Probe(tuple(argv), stdin=rng.choice(corpus.texts), origin="hypothesis")
+        if corpus.blobs and roll < 0.27:
+            return Probe(tuple(argv), stdin=rng.choice(corpus.blobs), origin="bytes")
         if names and rng.random() < 0.5:
             text = mutate_text(corpus.files[rng.choice(names)], rng)
             return Probe(tuple(argv), stdin=text, origin="random")

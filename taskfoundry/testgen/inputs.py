@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.testgen.docexamples import Example, doc_examples
-from taskfoundry.testgen.strategies import NUMBERS, TEXT, draw, table_text
+from taskfoundry.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
 from taskfoundry.testgen.usage import Option
 
 _TEXT_SUFFIXES = {"", ".txt", ".csv", ".tsv", ".log", ".calc", ".json", ".ini", ".conf", ".md",
@@ -28,6 +28,7 @@ class Corpus:
     option_values: dict[str, list[str]] = field(default_factory=dict)
     numbers: list[str] = field(default_factory=list)  # drawn with hypothesis
     texts: list[str] = field(default_factory=list)  # drawn with hypothesis
+    blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
 
 
 def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
@@ -59,6 +60,7 @@ def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | 
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
     corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
+    corpus.blobs = draw(BYTES, 8, seed)
     for flag, value in _INLINE_VALUE.findall("\n".join(usage or [])):
         corpus.option_values.setdefault(flag, []).append(value.rstrip(".,;:)'\"`"))
     for example in corpus.examples:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -16,20 +17,25 @@ WORKSPACE_EXECUTABLE = "/workspace/executable"
 
 @dataclass(frozen=True)
 class Probe:
-    """Arguments, stdin and input files for one run. `files` maps relative path -> text."""
+    """Arguments, stdin (text, or bytes for binary input) and input files for one run.
+    `files` maps relative path -> text."""
 
     args: tuple[str, ...]
-    stdin: str = ""
+    stdin: str | bytes = ""
     files: tuple[tuple[str, str], ...] = ()
     origin: str = "explore"
 
     @property
     def key(self) -> str:
-        return json.dumps([self.args, self.stdin, self.files])
+        return json.dumps([self.args, _jsonable(self.stdin), self.files])
 
     def to_job(self, ident: str) -> dict[str, Any]:
-        return {"id": ident, "args": list(self.args), "stdin": self.stdin,
+        return {"id": ident, "args": list(self.args), "stdin": _jsonable(self.stdin),
                 "files": dict(self.files)}  # fmt: skip
+
+
+def _jsonable(data: str | bytes) -> str | dict[str, str]:
+    return data if isinstance(data, str) else {"b64": base64.b64encode(data).decode()}
 
 
 @dataclass

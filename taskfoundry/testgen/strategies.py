@@ -14,6 +14,7 @@ NUMBERS = st.one_of(
     st.integers(min_value=-1000, max_value=10**6),
     st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda f: f"{f:.3g}"),
 ).map(str)
+BYTES = st.binary(min_size=1, max_size=300)
 WORDS = st.text(alphabet=_PRINTABLE, min_size=1, max_size=12)
 TEXT = st.lists(st.text(alphabet=_PRINTABLE, max_size=40), max_size=8).map(
     lambda lines: "".join(line + "\n" for line in lines)
