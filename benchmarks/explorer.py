@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from pathlib import Path
 
 from taskfoundry.config import Config
@@ -32,8 +33,10 @@ def measure(source: str, config: Config) -> str:
     gen_secs = time.monotonic() - start
     lint = stages.lint_stage(gen)
     filt = stages.filter_stage(gen, lint, clean, config, client)
+    reasons = Counter(r.id for records in filt.dropped.values() for r in records)
+    drops = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
     return (f"| {src.task_id} | {build.recipe.language} | {gen.probes_run} | {gen.generated} | "
-            f"{len(filt.kept)} | {gen.coverage.line_rate:.1%} | {filt.coverage.line_rate:.1%} | "
+            f"{len(filt.kept)} | {drops} | {gen.coverage.line_rate:.1%} | {filt.coverage.line_rate:.1%} | "
             f"{filt.dummy_pass_rate:.1%} | {gen_secs:.1f} |")  # fmt: skip
 
 
@@ -45,14 +48,14 @@ def main() -> None:
     args = parser.parse_args()
     config = Config(out=args.out)
     config.explorer.max_probes = args.max_probes
-    print("| task | lang | probes | generated | kept | coverage (generated) | coverage (kept) "
-          "| dummy pass before filter | explore s |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| task | lang | probes | generated | kept | dropped (reason count) | coverage (generated) "
+          "| coverage (kept) | dummy pass before filter | explore s |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for source in args.sources:
         try:
             print(measure(source, config), flush=True)
         except TaskfoundryError as exc:
-            print(f"| {source} | | | | | | | | failed: {exc} |", flush=True)
+            print(f"| {source} | | | | | | | | | failed: {exc} |", flush=True)
 
 
 if __name__ == "__main__":
