@@ -19,7 +19,8 @@ import docker
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.deps import Deps, prepare_deps
-from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD
+from taskfoundry.builders.detect_c import GOLD_BUILD
+from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.build import build_image
@@ -66,19 +67,39 @@ fi
 """ % GOLD  # noqa: UP031 - the shell braces make str.format awkward
 
 
+# Runtime data (figlet's fonts at its compiled-in /usr/local/share/figlet): the project's
+# own install, staged with DESTDIR; what lands under share/ is copied where the gold looks
+# for it and packed for the cleanroom. A failing install only means there is no data.
+_STAGE = """st=/task/stage
+case "$1" in
+  make|autotools) make install DESTDIR=$st ;;
+  cmake) DESTDIR=$st cmake --install %(b)s ;;
+  meson) meson install -C %(b)s --no-rebuild --destdir $st ;;
+esac >/task/stage.log 2>&1 || { echo "taskfoundry: no staged install (/task/stage.log)"; exit 0; }
+dirs=""
+for d in usr/local/share usr/share; do if [ -d "$st/$d" ]; then dirs="$dirs $d"; fi; done
+if [ -n "$dirs" ]; then tar -C $st -cf %(tar)s $dirs && tar -C / -xf %(tar)s; fi
+rm -rf $st
+""" % {"b": GOLD_BUILD, "tar": RUNTIME_TAR}  # noqa: UP031 - shell braces again
+STAGED_KINDS = {"make", "autotools", "cmake", "meson"}
+
+
 def dockerfile(image: str, recipe: Recipe, deps: Deps, has_deps: bool) -> str:
     env = "".join(f"ENV {k}={shlex.quote(v)}\n" for k, v in sorted(deps.env.items()))
     gold = shlex.quote(recipe.executable)
     cov = shlex.quote(recipe.coverage_executable)
     kind = "script" if recipe.source_visible else "native"
+    staged = recipe.kind in STAGED_KINDS
     return (
         f"FROM {image}\n{env}"
         + (f"COPY deps {DEPS}\n" if has_deps else "")
-        + "COPY src /src\nCOPY build.sh build-cov.sh check.sh recipe.json /task/\n"
+        + "COPY src /src\nCOPY build.sh build-cov.sh check.sh recipe.json "
+        + ("stage.sh " if staged else "") + "/task/\n"
         # one RUN: every step is a container start and a layer commit, slow on this storage
         f"RUN cp -a /src {COV_ROOT} \\\n"
         f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
-        f" && echo '{GOLD_DONE}' \\\n"
+        + (f" && sh /task/stage.sh {recipe.kind} \\\n" if staged else "")
+        + f" && echo '{GOLD_DONE}' \\\n"
         f" && cd {COV_ROOT} && sh -e /task/build-cov.sh \\\n"
         f" && install -D -m 0755 {COV_ROOT}/{cov} {COVERAGE} \\\n"
         f" && sh /task/check.sh {kind} \\\n"
@@ -105,6 +126,8 @@ def run_build(
     (context / "build.sh").write_text(script)
     (context / "build-cov.sh").write_text("\n".join(["set -e", *recipe.coverage_build]) + "\n")
     (context / "check.sh").write_text(_CHECK)
+    if recipe.kind in STAGED_KINDS:
+        (context / "stage.sh").write_text(_STAGE)
     (context / "recipe.json").write_text(json.dumps(recipe.model_dump(), sort_keys=True))
     has_deps = (context / "deps").exists()
     (context / "Dockerfile").write_text(dockerfile(toolchain.image, recipe, deps, has_deps))

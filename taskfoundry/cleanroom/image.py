@@ -17,7 +17,7 @@ WORKSPACE = "/workspace"
 
 _DOCKERFILE = """\
 FROM {base}
-COPY workspace {ws}
+{runtime}COPY workspace {ws}
 COPY executable {ws}/executable
 RUN cd {ws} && printf 'executable\\n' > .gitignore \\
  && git init -q -b main && git add -A \\
@@ -34,10 +34,12 @@ WORKDIR {ws}
 def build_cleanroom(
     client: docker.DockerClient, base: str, gold: bytes, docs: dict[str, str], workdir: Path,
     repository: str, *, source_visible: bool = False, assets: dict[str, bytes] | None = None,
+    runtime_data: bytes | None = None,
 ) -> tuple[str, bool]:
     """Returns (tag, built). The context holds nothing but the docs, the test assets
     (workspace-relative path -> bytes) and the executable. `base` is the image to start
-    from: the base, or the toolchain layer when the program needs its runtime libraries."""
+    from: the base, or the toolchain layer when the program needs its runtime libraries.
+    `runtime_data`: a tar of installed data files, unpacked at /."""
     context = workdir / "context"
     shutil.rmtree(context, ignore_errors=True)
     files = {**{rel: text.encode() for rel, text in docs.items()}, **(assets or {})}
@@ -48,6 +50,9 @@ def build_cleanroom(
     (context / "workspace").mkdir(parents=True, exist_ok=True)
     (context / "executable").write_bytes(gold)
     (context / "executable").chmod(0o755)
+    if runtime_data:
+        (context / "runtime-data.tar").write_bytes(runtime_data)
     (context / "Dockerfile").write_text(_DOCKERFILE.format(
-        base=base, ws=WORKSPACE, mode="0755" if source_visible else "0111"))
+        base=base, ws=WORKSPACE, mode="0755" if source_visible else "0111",
+        runtime="ADD runtime-data.tar /\n" if runtime_data else ""))
     return build_image(client, context, repository, workdir / "build.log", stage="cleanroom")

@@ -17,7 +17,7 @@ from taskfoundry import atomic
 from taskfoundry.agent.config import make_model
 from taskfoundry.builders.agent import BuildAgent, resolve_recipe
 from taskfoundry.builders.build import GOLD, run_build
-from taskfoundry.cleanroom import leakscan
+from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
 from taskfoundry.cleanroom.image import WORKSPACE, build_cleanroom
@@ -85,17 +85,26 @@ def cleanroom_stage(
         install_runner(box)
         usage = capture_usage(box, GOLD, config.explorer.probe_timeout)
         gold = box.get_file(GOLD)
+        data = _runtime_data(box)
     docs = {**collect_docs(src.path), **usage_docs(usage, program_name(build))}
     kept, files = select_assets(src.path)
     workdir = config.work_dir / "cleanroom" / src.task_id
     repo = f"{config.namespace}/cleanroom-{src.owner}_1776_{src.repo}"
     visible = build.recipe.source_visible
     tag, built = build_cleanroom(client, build.runtime_image, gold, docs, workdir, repo,
-                                 source_visible=visible, assets=files)  # fmt: skip
+                                 source_visible=visible, assets=files,
+                                 runtime_data=runtime.runtime_tar(data) if data else None)  # fmt: skip
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
         leak = leakscan.scan(box, tag, build.gold_sha256, source=src.path, gold_readable=visible,
-                             allowed=kept.allowed(WORKSPACE))  # fmt: skip
+                             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)})  # fmt: skip
     return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
+
+
+def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
+    try:
+        return runtime.runtime_files(box.get_file(runtime.RUNTIME_TAR))
+    except FileNotFoundError:
+        return {}  # nothing staged: not a C build, or its install failed (see /task/stage.log)
 
 
 def _go_module(repo: Path) -> str:
