@@ -1,3 +1,3 @@
 """taskfoundry: turn software repositories into ProgramBench-style benchmark tasks."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
