@@ -36,3 +36,23 @@ def test_probe_runner_leaves_excluded_prefixes_out() -> None:
     assert probe_runner.first_party("/cov/lib/xalloc.c", "/cov", probe_runner.excluded(job)) is None
     assert probe_runner.first_party("/usr/include/stdio.h", "/cov") is None
     assert probe_runner.first_party("/cov/vendor/x.go", "/cov", probe_runner.excluded({})) is None
+
+
+def test_probe_runner_reads_python_coverage_in_process(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from taskfoundry.assets import probe_runner
+
+    root, covdir = tmp_path / "cov", tmp_path / "data"
+    (root / "pkg").mkdir(parents=True)
+    covdir.mkdir()
+    script = root / "pkg" / "main.py"
+    script.write_text("import sys\n\nif len(sys.argv) > 5:\n    print('many')\nprint('done')\n")
+    subprocess.run([sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile=/dev/null",
+                    f"--data-file={covdir}/.coverage", str(script)], check=True, capture_output=True)  # fmt: skip
+    found = [str(p) for p in covdir.glob(".coverage.*")]
+    covered, total = probe_runner.read_python_data({"cov_root": str(root)}, found)
+    assert total == {"pkg/main.py": {1, 3, 4, 5}}
+    assert covered == {"pkg/main.py": {1, 3, 5}}
+    assert probe_runner.read_python({"cov_root": str(root), "exclude": ["pkg/"]}, str(covdir)) == ({}, {})

@@ -200,11 +200,45 @@ def read_go(job, covdir):
     return acc
 
 
+_STATEMENTS = {}  # path -> executable lines; a file's statements are the same every probe
+
+
 def read_python(job, covdir):
-    """coverage.py data files the wrapper wrote for this probe (`.coverage.*` in covdir)."""
+    """coverage.py data files the wrapper wrote for this probe (`.coverage.*` in covdir).
+
+    Read in this process when coverage.py imports here: two interpreter starts per probe
+    (`coverage combine`, `coverage json`) otherwise cost more than most probes' runs."""
+    found = glob.glob(os.path.join(covdir, ".coverage.*")) if os.path.isdir(covdir) else []
+    if not found:
+        return ({}, {})
+    try:
+        return read_python_data(job, found)
+    except Exception:  # noqa: BLE001 - any trouble with the API: the command line still works
+        return read_python_cli(job, covdir)
+
+
+def read_python_data(job, found):
+    import coverage
+
     acc = ({}, {})
-    if not os.path.isdir(covdir) or not glob.glob(os.path.join(covdir, ".coverage.*")):
-        return acc
+    for name in found:
+        data = coverage.CoverageData(basename=name)
+        data.read()
+        for path in data.measured_files():
+            rel = first_party(path, job["cov_root"], excluded(job))
+            if not rel:
+                continue
+            if path not in _STATEMENTS:
+                analysis = coverage.Coverage(data_file=None, config_file=False).analysis2(path)
+                _STATEMENTS[path] = analysis[1]
+            executed = set(data.lines(path) or ())
+            for num in _STATEMENTS[path]:
+                merge(acc, rel, num, num in executed)
+    return acc
+
+
+def read_python_cli(job, covdir):
+    acc = ({}, {})
     data, out = os.path.join(covdir, ".coverage"), os.path.join(covdir, "coverage.json")
     env = {**os.environ, "HOME": covdir}
     sh(["python3", "-m", "coverage", "combine", "--rcfile=/dev/null", "--data-file=" + data, covdir],
