@@ -49,8 +49,9 @@ def test_probe_runner_reads_python_coverage_in_process(tmp_path: Path) -> None:
     covdir.mkdir()
     script = root / "pkg" / "main.py"
     script.write_text("import sys\n\nif len(sys.argv) > 5:\n    print('many')\nprint('done')\n")
-    subprocess.run([sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile=/dev/null",
-                    f"--data-file={covdir}/.coverage", str(script)], check=True, capture_output=True)  # fmt: skip
+    argv = [sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile=/dev/null",
+            f"--data-file={covdir}/.coverage", str(script)]  # fmt: skip
+    subprocess.run(argv, check=True, capture_output=True)
     found = [str(p) for p in covdir.glob(".coverage.*")]
     covered, total = probe_runner.read_python_data({"cov_root": str(root)}, found)
     assert total == {"pkg/main.py": {1, 3, 4, 5}}
