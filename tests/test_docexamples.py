@@ -33,3 +33,18 @@ def test_corpus_takes_option_values_from_usage_and_examples(tmp_path) -> None:  
     assert corpus.option_values["--length"] == ["64", "0xff"]
     assert corpus.option_values["--skip"] == ["16"]
     assert corpus.examples == [Example(("--skip", "16", "data.bin"))]
+
+
+def test_values_by_metavar_type() -> None:
+    import random
+
+    from taskfoundry.testgen.inputs import Corpus, values_for
+    from taskfoundry.testgen.usage import Option
+
+    corpus = Corpus(data_names=["banner", "big", "standard"])
+    rng = random.Random(0)
+    width = values_for(Option(("-w",), "OUTPUTWIDTH"), corpus, rng)
+    assert {"0", "1", "80", "-1"} <= set(width)
+    font = values_for(Option(("-f",), "FONTFILE"), corpus, rng)
+    assert {"banner", "big", "standard"} <= set(font)
+    assert not {"banner", "80"} & set(values_for(Option(("-q",), "QUOTE"), corpus, rng))

@@ -16,6 +16,7 @@ from taskfoundry.config import Config
 from taskfoundry.pipeline import stages
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage
 from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.testgen.explorer import installed_data_names
 
 from conftest import make_repo
 
@@ -77,6 +78,7 @@ def test_gold_finds_its_data_in_the_cleanroom_and_the_scan_is_clean(
         assert not box.exec(["test", "-e", "/usr/local/share/bash-completion/banner"], timeout=60).ok
     with DockerSandbox(build.image, client=docker_client) as box:
         assert box.exec(["/task/gold/executable"], timeout=60).ok  # the probes see the data too
+        assert "plain" in installed_data_names(box)  # the explorer offers it as a value
 
 
 def test_planted_source_under_share_is_still_found(

@@ -20,6 +20,7 @@ from typing import TextIO
 
 from pydantic import BaseModel, Field
 
+from taskfoundry.builders.layout import RUNTIME_TAR
 from taskfoundry.errors import StageError
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.docexamples import Example
@@ -89,6 +90,21 @@ def capture_usage(sandbox: Sandbox, executable: str, timeout: float = 10.0) -> d
     return texts
 
 
+def installed_data_names(sandbox: Sandbox) -> list[str]:
+    """Stems of the data files the program's install put under share/ (figlet's fonts:
+    `-f big`), from the build's runtime-data tar; docs and translations left out."""
+    res = sandbox.exec(["tar", "-tf", RUNTIME_TAR], timeout=60)
+    if not res.ok:
+        return []  # nothing staged
+    names = []
+    for line in res.stdout.decode(errors="replace").splitlines():
+        parts = line.rstrip("/").split("/")
+        if line.endswith("/") or {"man", "info", "locale", "doc"} & set(parts):
+            continue
+        names.append(parts[-1].split(".")[0])
+    return sorted(set(filter(None, names)))
+
+
 class Explorer:
     """One run writes one branch. Deterministic for a given seed and program."""
 
@@ -108,6 +124,7 @@ class Explorer:
         install_runner(sandbox)
         self.state.usage = capture_usage(sandbox, self.gold, self.job.timeout)
         corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
+        corpus.data_names = installed_data_names(sandbox)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:

@@ -14,7 +14,10 @@ from taskfoundry.testgen.usage import Option
 _TEXT_SUFFIXES = {"", ".txt", ".csv", ".tsv", ".log", ".calc", ".json", ".ini", ".conf", ".md",
                   ".in", ".dat", ".expr", ".cfg", ".toml", ".yaml", ".yml"}  # fmt: skip
 _SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests")
-_NUMERIC = {"N", "NUM", "COUNT", "INT", "DIGITS", "SIZE", "LINES", "DEPTH", "WIDTH", "PREC"}
+# metavars whose value is a number: the whole name (N) or a part of it (OUTPUTWIDTH, INFOCODE)
+_NUMERIC = ("NUM", "COUNT", "INT", "DIGITS", "SIZE", "LINES", "DEPTH", "WIDTH", "PREC", "LEVEL",
+            "CODE", "MODE", "LEN", "COLS", "ROWS", "SECONDS", "TIMEOUT", "LIMIT", "MAX", "MIN")  # fmt: skip
+_NAMED_DATA = ("FILE", "FONT", "STYLE", "THEME", "NAME", "PATH", "DICT", "MAP", "TABLE")
 _INLINE_VALUE = re.compile(r"(?<![\w-])(--?[\w-]+)=([^\s,;`'\"]+)")  # "--length=4KiB" in help
 _STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")
 
@@ -29,6 +32,7 @@ class Corpus:
     numbers: list[str] = field(default_factory=list)  # drawn with hypothesis
     texts: list[str] = field(default_factory=list)  # drawn with hypothesis
     blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
+    data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
 
 
 def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
@@ -77,11 +81,13 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
     for flag in opt.flags:
         values += corpus.option_values.get(flag, [])
     meta = (opt.metavar or "").upper()
-    if meta in _NUMERIC or meta.endswith("NUM"):
-        values += ["0", "1", "2", "3", "10", "-1", "x"]
+    if meta == "N" or any(k in meta for k in _NUMERIC):
+        values += ["0", "1", "2", "3", "5", "10", "80", "-1", "x"]
         values += rng.sample(corpus.numbers, k=min(2, len(corpus.numbers)))
     if "CHAR" in meta or "DELIM" in meta or "SEP" in meta:
         values += [";", "\t", "|", "ab"]
+    if corpus.data_names and any(k in meta for k in _NAMED_DATA):
+        values += rng.sample(corpus.data_names, k=min(4, len(corpus.data_names)))
     if any(k in meta for k in _STRINGY):
         contents = sorted(corpus.files.values(), key=len)
         values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
