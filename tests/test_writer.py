@@ -89,3 +89,16 @@ def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  #
     assert res.returncode == 0, res.stdout + res.stderr
     assert dummy_passing(Probe((), stdin=b"hi\n"), Outcome(0, "hi\n", "", False, False, {}), "") == "cat"
     assert dummy_passing(Probe((), stdin=b"\xff"), Outcome(0, "", "", False, False, {}), "") == "silent"
+
+
+def test_runtime_traces_are_recognised() -> None:
+    from taskfoundry.testgen.explorer import runtime_trace
+
+    def out(err: str) -> Outcome:
+        return Outcome(1, "", err, False, False, {})
+
+    assert runtime_trace(out('Traceback (most recent call last):\n  File "/x/main.py", line 3\nE: boom\n'))
+    assert runtime_trace(out("thread 'main' panicked at src/main.rs:12:5:\nindex out of bounds\n"))
+    assert runtime_trace(out("panic: runtime error\n\ngoroutine 1 [running]:\nmain.main()\n"))
+    assert not runtime_trace(out("tool: cannot open 'x': No such file or directory\n"))
+    assert not runtime_trace(out("the traceback (most recent call last) is not shown\n"))

@@ -33,6 +33,14 @@ log = logging.getLogger(__name__)
 
 HELP_FLAGS = ("--help", "-h")
 _USAGE_WORD = re.compile(r"^\s*usage\b", re.I | re.M)
+# A crash report names the implementation (its files, lines, install path): no rebuild could
+# match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
+_TRACE = re.compile(r"^Traceback \(most recent call last\):$|^thread '[^']*' panicked at |"
+                    r"^goroutine \d+ \[|^panic: .*\n\n?goroutine ", re.M)  # fmt: skip
+
+
+def runtime_trace(out: Outcome) -> bool:
+    return any(_TRACE.search(text or "") for text in (out.stdout, out.stderr))
 
 
 class ExplorerConfig(BaseModel):
@@ -65,6 +73,7 @@ class Exploration:
     exhausted: str | None = None
     seconds: float = 0.0
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
+    traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
 
     def line_rate(self) -> float:
         tot = sum(len(v) for v in self.total.values())
@@ -181,6 +190,9 @@ class Explorer:
             new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
             feature = _feature(probe, out)
             if not out.writable or (new == 0 and feature in self._features):
+                continue
+            if runtime_trace(out):
+                self.state.traces += 1
                 continue
             if dummy_passing(probe, out, self.state.usage.get("", "")):
                 self.state.dummy_like += 1
