@@ -19,6 +19,9 @@ from taskfoundry.cleanroom.assets import classify
 __all__ = ["RUNTIME_TAR", "allowed", "runtime_files", "runtime_tar"]
 # what classify() calls code or build material: never shipped, even as installed data
 _CODE = {"source", "script", "artifact", "parses_as_source", "build_file"}
+# installed manuals are not needed to run, and may quote the source (lzip.info's reference
+# decoder): the docs the worker gets come from collect_docs, code blocks removed
+_MANUALS = {"man", "info", "doc"}
 
 
 def runtime_files(tar_bytes: bytes, max_bytes: int = 64 << 20) -> dict[str, bytes]:
@@ -33,6 +36,8 @@ def runtime_files(tar_bytes: bytes, max_bytes: int = 64 << 20) -> dict[str, byte
             data = handle.read()
             path = "/" + member.name.lstrip("./")
             total += len(data)
+            if _MANUALS & set(path.split("/")[:-1]):
+                continue
             if total > max_bytes or classify(path.lstrip("/"), data) in _CODE:
                 continue
             files[path] = data
