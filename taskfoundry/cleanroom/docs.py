@@ -15,17 +15,37 @@ _API_MAN = re.compile(r"\.[23]\w*$")
 _CODE_LANGS = {"c", "h", "cpp", "c++", "cc", "rust", "rs", "go", "golang", "python", "py",
                "java", "js", "javascript", "ts", "typescript", "zig", "haskell", "ruby"}  # fmt: skip
 _FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n.*?^```[ \t]*$\n?", re.S | re.M)
+_RST_DIRECTIVE = re.compile(r"^\s*\.\. (code-block|code|sourcecode|literalinclude)::\s*([\w+-]*)")
 _SKIP_NAMES = {"CONTRIBUTING", "HACKING", "CHANGELOG", "INSTALL", "BUILDING", "DEVELOPING"}
 
 
 def strip_code_blocks(text: str) -> str:
-    """Remove fenced blocks in programming languages; keep shell, console and plain ones."""
+    """Remove fenced (Markdown) and directive (reST) blocks in programming languages; keep
+    shell, console and plain ones."""
 
     def repl(match: re.Match[str]) -> str:
         lang = match.group(1).lower()
         return "" if lang in _CODE_LANGS else match.group(0)
 
-    return _FENCE.sub(repl, text)
+    return _strip_rst_code(_FENCE.sub(repl, text))
+
+
+def _strip_rst_code(text: str) -> str:
+    """`.. code-block:: python` and its indented body go; `literalinclude` always (it pulls
+    a source file in when the docs are built)."""
+    out: list[str] = []
+    skip_indent: int | None = None
+    for line in text.splitlines(keepends=True):
+        indent = len(line) - len(line.lstrip())
+        if skip_indent is not None and (not line.strip() or indent > skip_indent):
+            continue
+        skip_indent = None
+        found = _RST_DIRECTIVE.match(line)
+        if found and (found.group(1) == "literalinclude" or found.group(2).lower() in _CODE_LANGS):
+            skip_indent = indent
+            continue
+        out.append(line)
+    return "".join(out)
 
 
 def collect_docs(repo: Path) -> dict[str, str]:
