@@ -26,7 +26,7 @@ def test_usage_docs_only(tmp_path: Path) -> None:
 def test_rst_code_directives_are_removed() -> None:
     from taskfoundry.cleanroom.docs import strip_code_blocks
 
-    rst = (".. code-block:: python\n\n    def parse(sql):\n        return sql\n\nUsage:\n\n"
+    rst = ("..  code-block:: python\n\n    def parse(sql):\n        return sql\n\nUsage:\n\n"
            ".. code-block:: console\n\n    $ sqlformat -k upper x.sql\n\n"
            "  .. literalinclude:: ../src/main.c\n\nEnd.\n")  # fmt: skip
     out = strip_code_blocks(rst)

@@ -15,7 +15,7 @@ _API_MAN = re.compile(r"\.[23]\w*$")
 _CODE_LANGS = {"c", "h", "cpp", "c++", "cc", "rust", "rs", "go", "golang", "python", "py",
                "java", "js", "javascript", "ts", "typescript", "zig", "haskell", "ruby"}  # fmt: skip
 _FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n.*?^```[ \t]*$\n?", re.S | re.M)
-_RST_DIRECTIVE = re.compile(r"^\s*\.\. (code-block|code|sourcecode|literalinclude)::\s*([\w+-]*)")
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(code-block|code|sourcecode|literalinclude)::\s*([\w+-]*)")
 _SKIP_NAMES = {"CONTRIBUTING", "HACKING", "CHANGELOG", "INSTALL", "BUILDING", "DEVELOPING"}
 
 
