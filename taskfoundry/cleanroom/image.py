@@ -11,9 +11,10 @@ from pathlib import Path
 
 import docker
 
+from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.images.build import build_image
 
-WORKSPACE = "/workspace"
+__all__ = ["WORKSPACE", "build_cleanroom"]
 
 _DOCKERFILE = """\
 FROM {base}

@@ -21,6 +21,7 @@ from docker.errors import APIError, DockerException, NotFound
 from docker.models.volumes import Volume
 from docker.types import Mount
 
+from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.config import EvalConfig
 from taskfoundry.sandbox import tarutil
@@ -28,7 +29,7 @@ from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
-WS = "/workspace"
+WS = WORKSPACE
 LABEL = {"taskfoundry": "eval"}
 
 

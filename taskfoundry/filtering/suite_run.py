@@ -9,12 +9,13 @@ from pathlib import Path
 import docker
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase
 
+from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import SandboxError
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
-WS = "/workspace"
+WS = WORKSPACE
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.agent import AgentConfig, CoverageFeedback, ModelConfig, Price, Round
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
+from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.filtering.dummies import render_dummy
 from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
 from taskfoundry.linters import lint_source
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.explorer import HELP_FLAGS
-from taskfoundry.testgen.probes import RUNNER_PATH, WORKSPACE_EXECUTABLE, install_runner
+from taskfoundry.testgen.probes import RUNNER_PATH, install_runner
 
 log = logging.getLogger(__name__)
 

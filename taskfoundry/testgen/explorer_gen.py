@@ -6,9 +6,10 @@ from pathlib import Path
 
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.builders.detect_python import console_scripts
+from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.testgen.base import GeneratedBranch, GenerationContext
 from taskfoundry.testgen.explorer import Explorer
-from taskfoundry.testgen.probes import WORKSPACE_EXECUTABLE, RunnerJob
+from taskfoundry.testgen.probes import RunnerJob
 from taskfoundry.testgen.writer import render_tests
 
 

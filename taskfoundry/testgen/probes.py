@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.errors import SandboxError
 from taskfoundry.sandbox.base import Sandbox
 
 RUNNER_PATH = "/tmp/tf_probe_runner.py"
-WORKSPACE_EXECUTABLE = "/workspace/executable"
 
 
 @dataclass(frozen=True)
