@@ -13,15 +13,12 @@ import hashlib
 import io
 import tarfile
 
-from taskfoundry.builders.layout import RUNTIME_TAR
+from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.cleanroom.assets import classify
 
 __all__ = ["RUNTIME_TAR", "allowed", "runtime_files", "runtime_tar"]
 # what classify() calls code or build material: never shipped, even as installed data
 _CODE = {"source", "script", "artifact", "parses_as_source", "build_file"}
-# installed manuals are not needed to run, and may quote the source (lzip.info's reference
-# decoder): the docs the worker gets come from collect_docs, code blocks removed
-_MANUALS = {"man", "info", "doc"}
 
 
 def runtime_files(tar_bytes: bytes, max_bytes: int = 64 << 20) -> dict[str, bytes]:
@@ -36,7 +33,9 @@ def runtime_files(tar_bytes: bytes, max_bytes: int = 64 << 20) -> dict[str, byte
             data = handle.read()
             path = "/" + member.name.lstrip("./")
             total += len(data)
-            if _MANUALS & set(path.split("/")[:-1]):
+            # manuals may quote the source (lzip.info's reference decoder); the worker's docs
+            # come from collect_docs, code blocks removed
+            if MANUAL_DIRS & set(path.split("/")[:-1]):
                 continue
             if total > max_bytes or classify(path.lstrip("/"), data) in _CODE:
                 continue

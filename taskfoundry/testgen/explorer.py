@@ -8,6 +8,7 @@ the gold executable twice; those whose output is not reproducible are skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import random
@@ -20,7 +21,7 @@ from typing import TextIO
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.builders.layout import RUNTIME_TAR
+from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.errors import StageError
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.docexamples import Example
@@ -108,7 +109,7 @@ def installed_data_names(sandbox: Sandbox) -> list[str]:
     names = []
     for line in res.stdout.decode(errors="replace").splitlines():
         parts = line.rstrip("/").split("/")
-        if line.endswith("/") or {"man", "info", "locale", "doc"} & set(parts):
+        if line.endswith("/") or (MANUAL_DIRS | {"locale"}) & set(parts):
             continue
         names.append(parts[-1].split(".")[0])
     return sorted(set(filter(None, names)))
@@ -281,14 +282,14 @@ class Explorer:
 
 def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:
     """A documented invocation as shown, with a sample file standing in for a named input."""
-    files = tuple((a, corpus.files[a]) for a in example.argv if a in corpus.files)
+    probe = Explorer._with_files(example.argv, corpus, "docs")
     if example.stdin is not None:
-        return [Probe(example.argv, stdin=example.stdin, files=files, origin="docs")]
+        return [dataclasses.replace(probe, stdin=example.stdin)]
     if example.stdin_file is None:
-        return [Probe(example.argv, files=files, origin="docs")]
+        return [probe]
     suffix = Path(example.stdin_file).suffix
     same = sorted(n for n in corpus.files if Path(n).suffix == suffix)
-    return [Probe(example.argv, stdin=corpus.files[n], files=files, origin="docs") for n in same[:3]]
+    return [dataclasses.replace(probe, stdin=corpus.files[n]) for n in same[:3]]
 
 
 def _log_batch(handle: TextIO, batch: list[Probe], outcomes: list[Outcome]) -> None:
