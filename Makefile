@@ -25,6 +25,7 @@ demo: base
 
 lint: $(STAMP)
 	$(BIN)/ruff check taskfoundry tests benchmarks
+	$(BIN)/ruff format --check taskfoundry tests benchmarks
 	$(BIN)/mypy
 
 test: base lint

@@ -64,9 +64,11 @@ def main() -> None:
         for label, r in (("cold", cold), ("warm", warm)):
             secs = r["stage_seconds"]
             cells = " | ".join(f"{secs.get(s, 0):.1f}" for s in STAGES)  # type: ignore[union-attr]
-            print(f"| {example} | {label} | {cells} | {r['total']:.1f} | {r['tests_generated']} | "
-                  f"{r['tests_kept']} | {json.dumps(r['dropped'])} | {r['line_rate']:.1%} | "
-                  f"{r['dummy_pass_rate']:.1%} |")
+            print(
+                f"| {example} | {label} | {cells} | {r['total']:.1f} | {r['tests_generated']} | "
+                f"{r['tests_kept']} | {json.dumps(r['dropped'])} | {r['line_rate']:.1%} | "
+                f"{r['dummy_pass_rate']:.1%} |"
+            )
 
 
 if __name__ == "__main__":

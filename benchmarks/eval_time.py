@@ -74,15 +74,18 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             result = evaluate_task(spec, sub, config, client)
             walls.append(time.perf_counter() - start)
-            rate = score_task(spec.task_id, {b: spec.expected(b) for b in spec.branches}, result,
-                              config.near_resolved).pass_rate  # fmt: skip
+            rate = score_task(
+                spec.task_id, {b: spec.expected(b) for b in spec.branches}, result, config.near_resolved
+            ).pass_rate
             if result.error_code or rate != 1.0:
                 sys.stderr.write(f"run {i}: gold scored {rate:.1%} ({result.error_code})\n")
                 return 1
             c, b, t = phases(result)
-            sys.stdout.write(f"run {i + 1}: {walls[-1]:.2f} s (compile container {c:.2f} s, "
-                             f"{len(spec.branches)} branch(es) {b:.2f} s, "
-                             f"of which run_tests {t:.2f} s)\n")  # fmt: skip
+            sys.stdout.write(
+                f"run {i + 1}: {walls[-1]:.2f} s (compile container {c:.2f} s, "
+                f"{len(spec.branches)} branch(es) {b:.2f} s, "
+                f"of which run_tests {t:.2f} s)\n"
+            )
     client.close()
     tests = sum(len(spec.expected(b)) for b in spec.branches)
     sys.stdout.write(

@@ -35,9 +35,11 @@ def measure(source: str, config: Config) -> str:
     filt = stages.filter_stage(gen, lint, clean, config, client)
     reasons = Counter(r.id for records in filt.dropped.values() for r in records)
     drops = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
-    return (f"| {src.task_id} | {build.recipe.language} | {gen.probes_run} | {gen.generated} | "
-            f"{len(filt.kept)} | {drops} | {gen.coverage.line_rate:.1%} | {filt.coverage.line_rate:.1%} | "
-            f"{filt.dummy_pass_rate:.1%} | {gen_secs:.1f} |")  # fmt: skip
+    return (
+        f"| {src.task_id} | {build.recipe.language} | {gen.probes_run} | {gen.generated} | "
+        f"{len(filt.kept)} | {drops} | {gen.coverage.line_rate:.1%} | {filt.coverage.line_rate:.1%} | "
+        f"{filt.dummy_pass_rate:.1%} | {gen_secs:.1f} |"
+    )
 
 
 def main() -> None:
@@ -48,8 +50,10 @@ def main() -> None:
     args = parser.parse_args()
     config = Config(out=args.out)
     config.explorer.max_probes = args.max_probes
-    print("| task | lang | probes | generated | kept | dropped (reason count) | coverage (generated) "
-          "| coverage (kept) | dummy pass before filter | explore s |")  # fmt: skip
+    print(
+        "| task | lang | probes | generated | kept | dropped (reason count) | coverage (generated) "
+        "| coverage (kept) | dummy pass before filter | explore s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for source in args.sources:
         try:

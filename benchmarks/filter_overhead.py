@@ -75,10 +75,14 @@ def main() -> None:
     filter_secs = time.monotonic() - start
     dummies = [render_dummy(d, usage) for d in config.filter.dummies]
     hand_secs = by_hand(client, clean.image, suite, [None] * config.filter.gold_runs + dummies)
-    print(f"tests: {len(names)}  kept: {len(result.kept)}  runs: "
-          f"{config.filter.gold_runs} gold + {len(dummies)} dummies")
-    print(f"filter: {filter_secs:.1f} s  by hand in one warm container: {hand_secs:.1f} s  "
-          f"overhead ratio: {filter_secs / hand_secs:.2f}")
+    print(
+        f"tests: {len(names)}  kept: {len(result.kept)}  runs: "
+        f"{config.filter.gold_runs} gold + {len(dummies)} dummies"
+    )
+    print(
+        f"filter: {filter_secs:.1f} s  by hand in one warm container: {hand_secs:.1f} s  "
+        f"overhead ratio: {filter_secs / hand_secs:.2f}"
+    )
 
 
 if __name__ == "__main__":

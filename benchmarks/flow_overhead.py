@@ -36,9 +36,23 @@ def _env(prefect_home: Path) -> dict[str, str]:
 def first_stage(out: Path, prefect_home: Path, max_probes: int) -> tuple[float, float]:
     """(seconds from spawn to the start of the source stage, seconds of the whole command)."""
     start = time.monotonic()
-    proc = subprocess.Popen([CLI, "-v", "build", EXAMPLES[0], "--out", str(out), "--no-progress",
-                             "--max-probes", str(max_probes)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=_env(prefect_home))  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            CLI,
+            "-v",
+            "build",
+            EXAMPLES[0],
+            "--out",
+            str(out),
+            "--no-progress",
+            "--max-probes",
+            str(max_probes),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(prefect_home),
+    )
     assert proc.stderr is not None
     to_first = float("nan")
     for line in proc.stderr:
@@ -52,12 +66,24 @@ def first_stage(out: Path, prefect_home: Path, max_probes: int) -> tuple[float, 
 
 def batch(out: Path, prefect_home: Path, concurrency: int, max_probes: int, fresh: bool) -> float:
     start = time.monotonic()
-    args = [CLI, "build-many", *EXAMPLES, "--out", str(out), "--concurrency", str(concurrency),
-            "--max-probes", str(max_probes), "--no-progress", *(["--fresh"] if fresh else [])]  # fmt: skip
+    args = [
+        CLI,
+        "build-many",
+        *EXAMPLES,
+        "--out",
+        str(out),
+        "--concurrency",
+        str(concurrency),
+        "--max-probes",
+        str(max_probes),
+        "--no-progress",
+        *(["--fresh"] if fresh else []),
+    ]
     proc = subprocess.run(args, env=_env(prefect_home), capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise SystemExit(f"build-many failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
-                         f"{proc.stderr[-3000:]}")  # fmt: skip
+        raise SystemExit(
+            f"build-many failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return time.monotonic() - start
 
 
@@ -78,8 +104,10 @@ def main() -> None:
     print(f"\nmedian of {args.repeat} | command -> first stage | whole command (all stages cached)")
     print("---|---|---")
     for label, runs in (("cold (fresh PREFECT_HOME)", cold), ("warm", warm)):
-        print(f"{label} | {statistics.median(r[0] for r in runs):.1f} s | "
-              f"{statistics.median(r[1] for r in runs):.1f} s")  # fmt: skip
+        print(
+            f"{label} | {statistics.median(r[0] for r in runs):.1f} s | "
+            f"{statistics.median(r[1] for r in runs):.1f} s"
+        )
     print(f"\nbuild-many over {len(EXAMPLES)} examples, --fresh, --max-probes {args.max_probes}")
     print("concurrency | wall time\n---|---")
     for concurrency, wall in walls.items():

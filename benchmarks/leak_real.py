@@ -20,8 +20,10 @@ from taskfoundry.pipeline.results import CleanroomStage
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
 DEFAULT = ["debian:hello", "debian:figlet", "crate:jsonxf", "pypi:cowsay"]
-HEADER = ("| source | verdict | findings | files scanned | scan s | usage text | gold mode "
-          "| assets kept/dropped |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
+HEADER = (
+    "| source | verdict | findings | files scanned | scan s | usage text | gold mode "
+    "| assets kept/dropped |\n|---|---|---|---|---|---|---|---|"
+)
 
 
 def usage_present(clean: CleanroomStage) -> str:
@@ -41,8 +43,10 @@ def measure(source: str, config: Config) -> str:
     leak = clean.leak
     found = "; ".join(f"{f.kind} {f.path}" for f in leak.findings)
     findings = f"{len(leak.findings)}" + (f": {found}" if found else "")
-    return (f"| {source} | {leak.verdict} | {findings} | {leak.files_scanned} | {leak.seconds:.1f} | "
-            f"{usage_present(clean)} | {len(clean.assets.kept)}/{len(clean.assets.dropped)} |")  # fmt: skip
+    return (
+        f"| {source} | {leak.verdict} | {findings} | {leak.files_scanned} | {leak.seconds:.1f} | "
+        f"{usage_present(clean)} | {len(clean.assets.kept)}/{len(clean.assets.dropped)} |"
+    )
 
 
 def main() -> None:

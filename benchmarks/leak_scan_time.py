@@ -34,8 +34,9 @@ def cleanroom_images(client: docker.DockerClient) -> list[str]:
     """One tag per cleanroom image (the task_cleanroom alias when there is one)."""
     chosen: dict[str, str] = {}
     for image in client.images.list():
-        tags = [t for t in image.tags if _TAG.search(t) and
-                (t.endswith(":task_cleanroom") or "/cleanroom-" in t)]  # fmt: skip
+        tags = [
+            t for t in image.tags if _TAG.search(t) and (t.endswith(":task_cleanroom") or "/cleanroom-" in t)
+        ]
         if tags:
             chosen[image.id] = sorted(tags, key=lambda t: not t.endswith(":task_cleanroom"))[0]
     return sorted(chosen.values())
@@ -66,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("no cleanroom images: run `taskfoundry build examples/csvq` first\n")
         return 1
     sys.stdout.write(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}\n")
-    sys.stdout.write(f"{'image':<58} {'source':<15} {'scan s (min/med/max)':<22} {'total s':>7} "
-                     f"{'files':>6} {'texts':>5} {'findings':>8}\n")  # fmt: skip
+    sys.stdout.write(
+        f"{'image':<58} {'source':<15} {'scan s (min/med/max)':<22} {'total s':>7} "
+        f"{'files':>6} {'texts':>5} {'findings':>8}\n"
+    )
     leaky = 0
     for image in images:
         source = source_of(image)
@@ -77,9 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         leaky += report.verdict == "leaky"
         timing = f"{secs[0]:.1f}/{statistics.median(secs):.1f}/{secs[-1]:.1f}"
         label = f"examples/{source.name}" if source else "-"
-        sys.stdout.write(f"{image:<58} {label:<15} {timing:<22} {runs[-1][1]:>7.1f} "
-                         f"{report.files_scanned:>6} {report.texts_parsed:>5} "
-                         f"{len(report.findings):>8}\n")  # fmt: skip
+        sys.stdout.write(
+            f"{image:<58} {label:<15} {timing:<22} {runs[-1][1]:>7.1f} "
+            f"{report.files_scanned:>6} {report.texts_parsed:>5} "
+            f"{len(report.findings):>8}\n"
+        )
         for finding in report.findings:
             sys.stdout.write(f"    {finding.kind} {finding.path} ({finding.evidence})\n")
     sys.stdout.write(f"load average after {os.getloadavg()[0]:.1f}; leaky images: {leaky}\n")

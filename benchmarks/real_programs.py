@@ -74,8 +74,13 @@ def remove_build_images(client: Any, co: Checkout) -> None:
 def help_coverage(client: Any, res: BuildResult, co: Checkout) -> tuple[int, str]:
     gomod = co.path / "go.mod"
     match = re.search(r"^module\s+(\S+)", gomod.read_text(), re.M) if gomod.exists() else None
-    job = RunnerJob(executable=COVERAGE, coverage=res.recipe.coverage, cov_root=COV_ROOT,
-                    go_module=match.group(1) if match else "", timeout=30)  # fmt: skip
+    job = RunnerJob(
+        executable=COVERAGE,
+        coverage=res.recipe.coverage,
+        cov_root=COV_ROOT,
+        go_module=match.group(1) if match else "",
+        timeout=30,
+    )
     with DockerSandbox(res.image, client=client) as box:
         install_runner(box)
         out = run_probes(box, job, [Probe(("--help",))])[0]
@@ -128,14 +133,27 @@ def _failed(row: Row, exc: TaskfoundryError) -> Row:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("| source | version | kind | lang | gold | cov | cold s | warm s | image MB (+base) "
-            "| --help exit | --help line cov | reason |")  # fmt: skip
+    head = (
+        "| source | version | kind | lang | gold | cov | cold s | warm s | image MB (+base) "
+        "| --help exit | --help line cov | reason |"
+    )
     lines = [head, "|" + "---|" * 12]
     for r in rows:
         size = f"{r.added_mb:.0f} (+{r.size_mb - r.added_mb:.0f})" if r.size_mb and r.added_mb else ""
-        cells = [r.source, r.version, r.kind, r.language, r.gold, r.coverage, _n(r.cold_s), _n(r.warm_s),
-                 size, "" if r.help_exit is None else str(r.help_exit), r.help_cov,
-                 r.reason.replace("|", "/")]  # fmt: skip
+        cells = [
+            r.source,
+            r.version,
+            r.kind,
+            r.language,
+            r.gold,
+            r.coverage,
+            _n(r.cold_s),
+            _n(r.warm_s),
+            size,
+            "" if r.help_exit is None else str(r.help_exit),
+            r.help_cov,
+            r.reason.replace("|", "/"),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

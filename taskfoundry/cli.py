@@ -17,18 +17,22 @@ from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.linters.cli import lint
 
-CONFIG_OPTION = click.option("--config", "config_file", type=click.Path(exists=True, path_type=Path),
-                             help="YAML config (fields of taskfoundry.config.Config)")  # fmt: skip
-OUT_OPTION = click.option("--out", type=click.Path(path_type=Path), default=None,
-                          help="output dir [./out]")  # fmt: skip
+CONFIG_OPTION = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, path_type=Path),
+    help="YAML config (fields of taskfoundry.config.Config)",
+)
+OUT_OPTION = click.option("--out", type=click.Path(path_type=Path), default=None, help="output dir [./out]")
 
 
 @click.group()
 @click.option("-v", "--verbose", is_flag=True, help="log progress to stderr")
 def main(verbose: bool) -> None:
     """Turn software repositories into ProgramBench-style benchmark tasks."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
@@ -60,8 +64,7 @@ def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
 
 
 def build_flags(seed: int | None, max_probes: int | None, resume: bool | None) -> dict[str, Any]:
-    return {"explorer": {"seed": seed, "max_probes": max_probes},
-            "orchestration": {"resume": resume}}  # fmt: skip
+    return {"explorer": {"seed": seed, "max_probes": max_probes}, "orchestration": {"resume": resume}}
 
 
 @main.command()
@@ -71,13 +74,22 @@ def build_flags(seed: int | None, max_probes: int | None, resume: bool | None) -
 @click.option("--seed", type=int, default=None, help="explorer seed")
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
 @click.option("--executable", default=None, help="which built program is the task's")
-@click.option("--resume/--fresh", default=None,
-              help="reuse the stage results of an earlier run of the same inputs [resume]")  # fmt: skip
+@click.option(
+    "--resume/--fresh",
+    default=None,
+    help="reuse the stage results of an earlier run of the same inputs [resume]",
+)
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def build(
-    source: str, out: Path | None, config_file: Path | None, seed: int | None,
-    max_probes: int | None, executable: str | None, resume: bool | None, show: bool,
-) -> None:  # fmt: skip
+    source: str,
+    out: Path | None,
+    config_file: Path | None,
+    seed: int | None,
+    max_probes: int | None,
+    executable: str | None,
+    resume: bool | None,
+    show: bool,
+) -> None:
     """Build one task from SOURCE (a local path, a git URL, or a registry source)."""
     from prefect.exceptions import PrefectException
 
@@ -86,8 +98,9 @@ def build(
     from taskfoundry.flows.report import summary_text
 
     try:
-        config = make_config(config_file, out=out, executable=executable,
-                             **build_flags(seed, max_probes, resume))  # fmt: skip
+        config = make_config(
+            config_file, out=out, executable=executable, **build_flags(seed, max_probes, resume)
+        )
         with shown_progress(show):
             task_dir = build_flow(source, config)
     except TaskfoundryError as exc:
@@ -119,10 +132,15 @@ def batch_flags(concurrency: int | None, max_failures: float | None) -> dict[str
     return {"orchestration": {"concurrency": concurrency, "max_failures": max_failures}}
 
 
-CONCURRENCY = click.option("--concurrency", type=click.IntRange(min=1), default=None,
-                           help="sources built at once [2]")  # fmt: skip
-MAX_FAILURES = click.option("--max-failures", type=click.FloatRange(min=0), default=None,
-                            help="end early past this many failures: a fraction (<1) or a count")  # fmt: skip
+CONCURRENCY = click.option(
+    "--concurrency", type=click.IntRange(min=1), default=None, help="sources built at once [2]"
+)
+MAX_FAILURES = click.option(
+    "--max-failures",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="end early past this many failures: a fraction (<1) or a count",
+)
 
 
 @main.command("build-many")
@@ -135,15 +153,24 @@ MAX_FAILURES = click.option("--max-failures", type=click.FloatRange(min=0), defa
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
 @click.option("--resume/--fresh", default=None, help="reuse stage results of earlier runs [resume]")
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
-def build_many(sources: tuple[str, ...], out: Path | None, config_file: Path | None,
-               concurrency: int | None, max_failures: float | None, seed: int | None,
-               max_probes: int | None, resume: bool | None, show: bool) -> None:  # fmt: skip
+def build_many(
+    sources: tuple[str, ...],
+    out: Path | None,
+    config_file: Path | None,
+    concurrency: int | None,
+    max_failures: float | None,
+    seed: int | None,
+    max_probes: int | None,
+    resume: bool | None,
+    show: bool,
+) -> None:
     """Build a task from each SOURCE (or each line of a SOURCES_FILE); exit 1 if any failed."""
     from taskfoundry.flows.many import build_many_flow
 
     flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume))
-    _run_batch(lambda config: build_many_flow(read_sources(sources), config),
-               config_file, show, out=out, **flags)  # fmt: skip
+    _run_batch(
+        lambda config: build_many_flow(read_sources(sources), config), config_file, show, out=out, **flags
+    )
 
 
 def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> None:
@@ -164,22 +191,39 @@ def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> 
 
 
 @main.command()
-@click.option("--catalog", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="YAML list of sources [orchestration.refresh.catalog]")  # fmt: skip
+@click.option(
+    "--catalog",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML list of sources [orchestration.refresh.catalog]",
+)
 @OUT_OPTION
 @CONFIG_OPTION
 @CONCURRENCY
 @MAX_FAILURES
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
-def refresh(catalog: Path | None, out: Path | None, config_file: Path | None, concurrency: int | None,
-            max_failures: float | None, max_probes: int | None, show: bool) -> None:  # fmt: skip
+def refresh(
+    catalog: Path | None,
+    out: Path | None,
+    config_file: Path | None,
+    concurrency: int | None,
+    max_failures: float | None,
+    max_probes: int | None,
+    show: bool,
+) -> None:
     """Build the catalog's sources not built yet at their current commit or version."""
     from taskfoundry.flows.refresh import refresh_flow
 
     flags = batch_flags(concurrency, max_failures)
-    _run_batch(lambda config: refresh_flow(config, catalog), config_file, show, out=out,
-               explorer={"max_probes": max_probes}, **flags)  # fmt: skip
+    _run_batch(
+        lambda config: refresh_flow(config, catalog),
+        config_file,
+        show,
+        out=out,
+        explorer={"max_probes": max_probes},
+        **flags,
+    )
 
 
 @main.command()
@@ -197,8 +241,12 @@ def serve(out: Path | None, config_file: Path | None) -> None:
 
 @main.command()
 @click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--as-of", type=click.DateTime(), default=None,
-              help="only the tasks released (else created) before this date")  # fmt: skip
+@click.option(
+    "--as-of",
+    type=click.DateTime(),
+    default=None,
+    help="only the tasks released (else created) before this date",
+)
 def index(out: Path, as_of: datetime | None) -> None:
     """Rebuild OUT/index.json from OUT/tasks and print its tasks with their dates."""
     from taskfoundry.flows.index import as_of as cut

@@ -17,9 +17,7 @@ from taskfoundry.errors import ConfigError
 SCHEMA_VERSION = 1
 M = TypeVar("M", bound=BaseModel)
 
-DropReason = Literal[
-    "gold_fail", "gold_flaky", "slow_or_hang", "dummy_pass", "lint_high", "recall", "pinned"
-]
+DropReason = Literal["gold_fail", "gold_flaky", "slow_or_hang", "dummy_pass", "lint_high", "recall", "pinned"]
 
 
 def branch_key(name: str) -> str:
@@ -121,8 +119,9 @@ class CoverageReport(BaseModel):
         }
         n_cov = sum(len(f.covered) for f in files.values())
         n_tot = sum(len(lines) for lines in total.values())
-        return cls(line_rate=(n_cov / n_tot if n_tot else 0.0), lines_covered=n_cov,
-                   lines_total=n_tot, files=files)  # fmt: skip
+        return cls(
+            line_rate=(n_cov / n_tot if n_tot else 0.0), lines_covered=n_cov, lines_total=n_tot, files=files
+        )
 
 
 def load_yaml_model(path: Path, model: type[M]) -> M:

@@ -109,42 +109,71 @@ def write(name: str, source: str) -> FakeTurn:
 
 def flaky_start(command: str) -> list[FakeTurn | FakeError]:
     """A 429, a first bash call, a 500, then a malformed bash call (cut-off JSON)."""
-    return [FakeError(status=429, message="slow down", retry_after=0.01),
-            tool("bash", command=command),
-            FakeError(status=500, message="upstream hiccup"),
-            FakeTurn(tool_calls=[FakeToolCall(name="bash", arguments='{"command": "ls')])]  # fmt: skip
+    return [
+        FakeError(status=429, message="slow down", retry_after=0.01),
+        tool("bash", command=command),
+        FakeError(status=500, message="upstream hiccup"),
+        FakeTurn(tool_calls=[FakeToolCall(name="bash", arguments='{"command": "ls')]),
+    ]
 
 
 def iterative_script() -> list[FakeTurn | FakeError]:
     """One round: explore, write, coverage, run, submit, get reviewed, submit again."""
     run_tests = f"TF_EXECUTABLE={GOLD} python3 -m pytest eval/tests -q"
-    return [*flaky_start(f"{GOLD} --help"), write("test_cli.py", CLI_TESTS), tool("coverage"),
-            tool("bash", command=run_tests), tool("submit", summary="cli"),
-            tool("submit", summary="as is")]  # fmt: skip
+    return [
+        *flaky_start(f"{GOLD} --help"),
+        write("test_cli.py", CLI_TESTS),
+        tool("coverage"),
+        tool("bash", command=run_tests),
+        tool("submit", summary="cli"),
+        tool("submit", summary="as is"),
+    ]
 
 
 def decomposed_script() -> list[FakeTurn | FakeError]:
     """Area `harvested` (accepted at once), then area `help` (reviewed once)."""
-    return [*flaky_start("sed -n 1,30p /src/tests/run.sh"), write("test_harvested.py", HARVESTED_TESTS),
-            tool("submit", summary="ported"), write("test_help.py", HELP_TESTS), tool("coverage"),
-            tool("submit", summary="help"), tool("submit", summary="as is")]  # fmt: skip
+    return [
+        *flaky_start("sed -n 1,30p /src/tests/run.sh"),
+        write("test_harvested.py", HARVESTED_TESTS),
+        tool("submit", summary="ported"),
+        write("test_help.py", HELP_TESTS),
+        tool("coverage"),
+        tool("submit", summary="help"),
+        tool("submit", summary="as is"),
+    ]
 
 
-def build(provider: str, agent: dict[str, Any], script: list[FakeTurn | FakeError], tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> tuple[Path, FakeLLMServer]:  # fmt: skip
+def build(
+    provider: str,
+    agent: dict[str, Any],
+    script: list[FakeTurn | FakeError],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[Path, FakeLLMServer]:
     monkeypatch.setenv("TF_FAKE_KEY", "sk-fake")
     with FakeLLMServer(script) as fake:
         base_url = fake.openai_base_url if provider == "openai" else fake.anthropic_base_url
         price = {"input_per_mtok": 3, "output_per_mtok": 15}
-        model = {"provider": provider, "model": "fake-model", "base_url": base_url,
-                 "api_key_env": "TF_FAKE_KEY", "max_retries": 2, "timeout": 60,
-                 "prices": {"fake-model": price}}  # fmt: skip
-        config = {"generator": "agent", "filter": {"gold_runs": 1, "dummies": ["silent", "cat", "usage"]},
-                  "agent": {"model": model, "budget": {"max_revisions": 1}, **agent}}  # fmt: skip
+        model = {
+            "provider": provider,
+            "model": "fake-model",
+            "base_url": base_url,
+            "api_key_env": "TF_FAKE_KEY",
+            "max_retries": 2,
+            "timeout": 60,
+            "prices": {"fake-model": price},
+        }
+        config = {
+            "generator": "agent",
+            "filter": {"gold_runs": 1, "dummies": ["silent", "cat", "usage"]},
+            "agent": {"model": model, "budget": {"max_revisions": 1}, **agent},
+        }
         (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
         out = tmp_path / "out"
-        result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out),
-                                           "--config", str(tmp_path / "config.yaml")])  # fmt: skip
+        result = CliRunner().invoke(
+            main,
+            ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--config", str(tmp_path / "config.yaml")],
+        )
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "tasks").iterdir()
     return task_dir, fake
@@ -178,8 +207,10 @@ def test_agentgen_openai_sdk_iterative_through_the_pipeline(
     task_dir, fake = build("openai", agent, iterative_script(), tmp_path, monkeypatch)
     kept, ignored = branch_of(task_dir, "agent-iterative-fake-model")
     assert kept == ["eval.tests.test_cli.test_version", "eval.tests.test_cli.test_count_rows"]
-    assert ignored == {"eval.tests.test_cli.test_weak": ["dummy_pass", "lint_high"],
-                       "eval.tests.test_cli.test_wrong": ["gold_fail"]}  # fmt: skip
+    assert ignored == {
+        "eval.tests.test_cli.test_weak": ["dummy_pass", "lint_high"],
+        "eval.tests.test_cli.test_wrong": ["gold_fail"],
+    }
     assert_pipeline_reports(task_dir, fake)
     assert all(r.path == "/v1/chat/completions" for r in fake.requests)
     sent = sent_texts(fake)
@@ -202,6 +233,9 @@ def test_agentgen_anthropic_sdk_decomposed_with_harvest_through_the_pipeline(
     assert_pipeline_reports(task_dir, fake)
     assert all(r.path == "/v1/messages" for r in fake.requests)
     assert "/src/tests/run.sh" in sent_texts(fake)
-    report = json.loads((tmp_path / "out" / "work" / "generate" / task_dir.name
-                         / "agent-decomposed-fake-model.json").read_text())  # fmt: skip
+    report = json.loads(
+        (
+            tmp_path / "out" / "work" / "generate" / task_dir.name / "agent-decomposed-fake-model.json"
+        ).read_text()
+    )
     assert [(r["label"], r["revisions"]) for r in report["runs"]] == [("area-harvested", 0), ("area-help", 1)]

@@ -21,8 +21,9 @@ from taskfoundry.testgen.agent_gen import AgentGenerator
 from taskfoundry.testgen.agent_support import AgentGenConfig, Layout
 from taskfoundry.testgen.base import GenerationContext
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("gcov") is None,
-                                reason="needs a C compiler and gcov")  # fmt: skip
+pytestmark = pytest.mark.skipif(
+    shutil.which("cc") is None or shutil.which("gcov") is None, reason="needs a C compiler and gcov"
+)
 
 GREET_C = r"""#include <stdio.h>
 #include <string.h>
@@ -91,8 +92,12 @@ def box(tmp_path: Path) -> Iterator[LocalSandbox]:
         cov = sandbox.host_path("/cov")
         cov.mkdir(parents=True)
         (cov / "greet.c").write_text(GREET_C)
-        subprocess.run("cc --coverage -O0 -c greet.c -o greet.o && cc --coverage -o greet greet.o",
-                       shell=True, cwd=cov, check=True)  # fmt: skip
+        subprocess.run(
+            "cc --coverage -O0 -c greet.c -o greet.o && cc --coverage -o greet greet.o",
+            shell=True,
+            cwd=cov,
+            check=True,
+        )
         for kind, source in (("gold", None), ("cov", cov / "greet")):
             target = sandbox.host_path(f"/task/{kind}/executable")
             target.parent.mkdir(parents=True)
@@ -109,10 +114,24 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
     (repo / "tests" / "run.sh").write_text("#!/bin/sh\n./greet ann\n")
     settings = {"strategy": "monolithic", "harvest": False, "review": False, **agent}
     config = Config.model_validate({"agent": settings, "filter": {"dummies": ["silent", "echo"]}})
-    recipe = Recipe(kind="make", language="c", build=["true"], coverage_build=["true"],
-                    executable="greet", coverage_executable="greet", coverage="gcov")  # fmt: skip
-    return GenerationContext(sandbox=box, repo=repo, program="greet", recipe=recipe, go_module="",
-                             log_dir=tmp_path / "logs", config=config)  # fmt: skip
+    recipe = Recipe(
+        kind="make",
+        language="c",
+        build=["true"],
+        coverage_build=["true"],
+        executable="greet",
+        coverage_executable="greet",
+        coverage="gcov",
+    )
+    return GenerationContext(
+        sandbox=box,
+        repo=repo,
+        program="greet",
+        recipe=recipe,
+        go_module="",
+        log_dir=tmp_path / "logs",
+        config=config,
+    )
 
 
 def generate(box: LocalSandbox, tmp_path: Path, model: ScriptedModel, **agent: object):  # type: ignore[no-untyped-def]
@@ -143,9 +162,16 @@ def test_agentgen_monolithic_writes_a_covered_branch(box: LocalSandbox, tmp_path
 
 
 def test_agentgen_review_sends_lint_gold_and_dummy_findings(box: LocalSandbox, tmp_path: Path) -> None:
-    model = ScriptedModel([write("test_greet.py", HELLO, WEAK, WRONG), bash("echo x > eval/tests/data.txt"),
-                           submit(), write("test_greet.py", HELLO), bash("rm eval/tests/data.txt"),
-                           submit()])  # fmt: skip
+    model = ScriptedModel(
+        [
+            write("test_greet.py", HELLO, WEAK, WRONG),
+            bash("echo x > eval/tests/data.txt"),
+            submit(),
+            write("test_greet.py", HELLO),
+            bash("rm eval/tests/data.txt"),
+            submit(),
+        ]
+    )
     branch = generate(box, tmp_path, model, review=True)
     (review,) = [t for t in last_user_texts(model) if t.startswith("Review of your tests")]
     assert "eval.tests.test_greet.test_weak (line" in review and "sole_returncode" in review
@@ -165,8 +191,9 @@ def test_agentgen_coverage_tool_reports_uncovered_lines(box: LocalSandbox, tmp_p
 
 
 def test_agentgen_iterative_rounds_follow_uncovered_lines(box: LocalSandbox, tmp_path: Path) -> None:
-    model = ScriptedModel([write("test_greet.py", HELLO), submit(),
-                           write("test_r2_shout.py", SHOUT), submit()])  # fmt: skip
+    model = ScriptedModel(
+        [write("test_greet.py", HELLO), submit(), write("test_r2_shout.py", SHOUT), submit()]
+    )
     branch = generate(box, tmp_path, model, strategy="iterative", max_rounds=2)
     round2 = model.seen[2][1].content
     assert "Round 2. The tests directory already holds test_greet.py" in round2
@@ -186,10 +213,18 @@ def test_agentgen_iterative_stops_at_the_coverage_target(box: LocalSandbox, tmp_
 
 
 def test_agentgen_decomposed_one_run_per_area_with_harvest(box: LocalSandbox, tmp_path: Path) -> None:
-    model = ScriptedModel([write("test_harvested.py", HELLO), submit(),
-                           write("test_args_shout.py", SHOUT), submit(), submit()])  # fmt: skip
-    branch = generate(box, tmp_path, model, strategy="decomposed", harvest=True, areas=["args", "tui"],
-                      budget={"step_limit": 9})  # fmt: skip
+    model = ScriptedModel(
+        [write("test_harvested.py", HELLO), submit(), write("test_args_shout.py", SHOUT), submit(), submit()]
+    )
+    branch = generate(
+        box,
+        tmp_path,
+        model,
+        strategy="decomposed",
+        harvest=True,
+        areas=["args", "tui"],
+        budget={"step_limit": 9},
+    )
     prompts = [seen[1].content for seen in model.seen if len(seen) == 2]
     assert "/src/tests/run.sh" in prompts[0] and "test_harvested" in prompts[0]
     assert "Name the files test_args_*.py" in prompts[1] and "test_tui_" in prompts[2]

@@ -18,10 +18,22 @@ def test_agentgen_registry_builds_the_agent_generator() -> None:
 
 
 def test_agentgen_config_section_from_yaml_shape() -> None:
-    config = Config.model_validate({"generator": "agent", "agent": {
-        "strategy": "decomposed", "areas": ["help"], "budget": {"step_limit": 10},
-        "model": {"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1",
-                  "prices": {"m": {"input_per_mtok": 1, "output_per_mtok": 2}}}}})  # fmt: skip
+    config = Config.model_validate(
+        {
+            "generator": "agent",
+            "agent": {
+                "strategy": "decomposed",
+                "areas": ["help"],
+                "budget": {"step_limit": 10},
+                "model": {
+                    "provider": "openai",
+                    "model": "m",
+                    "base_url": "http://127.0.0.1:1/v1",
+                    "prices": {"m": {"input_per_mtok": 1, "output_per_mtok": 2}},
+                },
+            },
+        }
+    )
     assert config.agent.model.base_url == "http://127.0.0.1:1/v1"
     assert config.agent.budget.step_limit == 10 and config.agent.budget.cost_limit == 10.0
     assert Config().agent.budget.step_limit == 200
@@ -29,11 +41,14 @@ def test_agentgen_config_section_from_yaml_shape() -> None:
         AgentGenConfig.model_validate({"strategy": "random"})
 
 
-@pytest.mark.parametrize(("nodeid", "name"), [
-    ("eval/tests/test_a.py::test_b", "eval.tests.test_a.test_b"),
-    ("eval/tests/test_a.py::TestC::test_d[x-1.5]", "eval.tests.test_a.TestC.test_d[x-1.5]"),
-    ("eval/tests/cli_test.py::test_e", "eval.tests.cli_test.test_e"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("nodeid", "name"),
+    [
+        ("eval/tests/test_a.py::test_b", "eval.tests.test_a.test_b"),
+        ("eval/tests/test_a.py::TestC::test_d[x-1.5]", "eval.tests.test_a.TestC.test_d[x-1.5]"),
+        ("eval/tests/cli_test.py::test_e", "eval.tests.cli_test.test_e"),
+    ],
+)
 def test_agentgen_junit_name_matches_the_junit_report(nodeid: str, name: str) -> None:
     assert junit_name(nodeid) == name
 
@@ -44,8 +59,14 @@ def test_agentgen_branch_name_is_a_safe_path_part() -> None:
 
 
 def test_agentgen_harvest_finds_shell_tests_under_test_dirs(tmp_path: Path) -> None:
-    for name in ("tests/run.sh", "tests/expected/a.out", "t/basic.t", "src/build.sh",
-                 "test/cases/x.bats", ".git/hooks/tests/x.sh"):  # fmt: skip
+    for name in (
+        "tests/run.sh",
+        "tests/expected/a.out",
+        "t/basic.t",
+        "src/build.sh",
+        "test/cases/x.bats",
+        ".git/hooks/tests/x.sh",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     assert find_behavioral_tests(tmp_path) == ["t/basic.t", "test/cases/x.bats", "tests/run.sh"]
@@ -79,7 +100,7 @@ def test_agentgen_coverage_feedback_lists_missed_ranges() -> None:
 
 
 def test_agentgen_lint_notes_name_high_findings_and_parse_errors() -> None:
-    weak = 'from tfrun import run\n\n\ndef test_w(tmp_path):\n    assert run([]).returncode == 0\n'
+    weak = "from tfrun import run\n\n\ndef test_w(tmp_path):\n    assert run([]).returncode == 0\n"
     notes = lint_notes({"test_w.py": weak, "test_bad.py": "def test_x(:\n"})
     assert any(n.startswith("eval/tests/test_bad.py does not parse") for n in notes)
     assert any(n.startswith("eval.tests.test_w.test_w (line 5) sole_returncode") for n in notes)

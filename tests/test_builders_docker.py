@@ -24,16 +24,19 @@ from conftest import make_repo
 
 pytestmark = pytest.mark.docker
 NS = "taskfoundry-test"
-GREET_C = ('#include <stdio.h>\n#include <string.h>\n#include "greet.h"\n'
-           'int main(int argc, char **argv) {\n  if (argc > 1 && strcmp(argv[1], "--help") == 0) {\n'
-           '    puts("usage: greet [NAME]");\n    return 0;\n  }\n'
-           '  greet(argc > 1 ? argv[1] : "world");\n  return 0;\n}\n')  # fmt: skip
+GREET_C = (
+    '#include <stdio.h>\n#include <string.h>\n#include "greet.h"\n'
+    'int main(int argc, char **argv) {\n  if (argc > 1 && strcmp(argv[1], "--help") == 0) {\n'
+    '    puts("usage: greet [NAME]");\n    return 0;\n  }\n'
+    '  greet(argc > 1 ? argv[1] : "world");\n  return 0;\n}\n'
+)
 LIB_C = '#include <stdio.h>\nvoid greet(const char *who) {\n  printf("hello, %s\\n", who);\n}\n'
 FILES = {"src/main.c": GREET_C, "src/greet.c": LIB_C, "src/greet.h": "void greet(const char *who);\n"}
 
 
-def _build(tmp: Path, files: dict[str, str], client: Any, base: str, agent: BuildAgent | None = None
-           ) -> BuildResult:  # fmt: skip
+def _build(
+    tmp: Path, files: dict[str, str], client: Any, base: str, agent: BuildAgent | None = None
+) -> BuildResult:
     repo = tmp / "greet"
     if not repo.exists():
         make_repo(repo, files)
@@ -57,26 +60,34 @@ def _check(client: Any, res: BuildResult, source: str) -> None:
 
 
 def test_cmake_out_of_tree_coverage(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {**FILES, "CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(greet C)\n"
-             "add_library(g src/greet.c)\nadd_executable(greet src/main.c)\ntarget_link_libraries(greet g)\n"}
+    files = {
+        **FILES,
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(greet C)\n"
+        "add_library(g src/greet.c)\nadd_executable(greet src/main.c)\ntarget_link_libraries(greet g)\n",
+    }
     res = _build(tmp_path, files, docker_client, base_image)
     assert res.recipe.kind == "cmake"
     _check(docker_client, res, "src/greet.c")
 
 
 def test_meson_cpp(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {"src/main.cpp": '#include <iostream>\n#include <string>\nint main(int c, char **v) {\n'
-             '  std::string who = c > 1 ? v[1] : "world";\n  std::cout << "hello, " << who << "\\n";\n}\n',
-             "meson.build": "project('greet', 'cpp')\nexecutable('greet', 'src/main.cpp')\n"}
+    files = {
+        "src/main.cpp": "#include <iostream>\n#include <string>\nint main(int c, char **v) {\n"
+        '  std::string who = c > 1 ? v[1] : "world";\n  std::cout << "hello, " << who << "\\n";\n}\n',
+        "meson.build": "project('greet', 'cpp')\nexecutable('greet', 'src/main.cpp')\n",
+    }
     res = _build(tmp_path, files, docker_client, base_image)
     assert (res.recipe.kind, res.recipe.language) == ("meson", "cpp")
     _check(docker_client, res, "src/main.cpp")
 
 
 def test_autotools(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {**FILES, "configure.ac": "AC_INIT([greet], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\n"
-             "AC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n",
-             "Makefile.am": "bin_PROGRAMS = greet\ngreet_SOURCES = src/main.c src/greet.c src/greet.h\n"}
+    files = {
+        **FILES,
+        "configure.ac": "AC_INIT([greet], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\n"
+        "AC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n",
+        "Makefile.am": "bin_PROGRAMS = greet\ngreet_SOURCES = src/main.c src/greet.c src/greet.h\n",
+    }
     res = _build(tmp_path, files, docker_client, base_image)
     assert res.recipe.kind == "autotools" and res.recipe.build[0] == "autoreconf -fi"
     _check(docker_client, res, "src/greet.c")
@@ -84,21 +95,26 @@ def test_autotools(tmp_path: Path, docker_client: Any, base_image: str) -> None:
 
 def test_cargo(tmp_path: Path, docker_client: Any, base_image: str) -> None:
     """(Go, make and cargo with a Cargo.lock are also built end to end by the examples.)"""
-    rust = {"Cargo.toml": "[package]\nname = 'greet'\nversion = '0.1.0'\nedition = '2021'\n",
-            "src/main.rs": 'fn main() {\n    let who = std::env::args().nth(1).unwrap_or("world".into());\n'
-            '    println!("hello, {who}");\n}\n'}  # fmt: skip
+    rust = {
+        "Cargo.toml": "[package]\nname = 'greet'\nversion = '0.1.0'\nedition = '2021'\n",
+        "src/main.rs": 'fn main() {\n    let who = std::env::args().nth(1).unwrap_or("world".into());\n'
+        '    println!("hello, {who}");\n}\n',
+    }
     res = _build(tmp_path, rust, docker_client, base_image)
     assert res.recipe.kind == "cargo" and res.deps == ["cargo: no registry dependencies"]
     _check(docker_client, res, "src/main.rs")
 
 
 def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {"pyproject.toml": "[build-system]\nrequires = ['flit_core>=3.4,<4']\n"
-             "build-backend = 'flit_core.buildapi'\n[project]\nname = 'greet'\nversion = '1.0'\n"
-             "description = 'greets'\n[project.scripts]\ngreet = 'greet.cli:main'\n",
-             "greet/__init__.py": "", "greet/cli.py": "import sys\n\n\ndef main():\n"
-             "    who = sys.argv[1] if len(sys.argv) > 1 else 'world'\n    print(f'hello, {who}')\n"
-             "    return 0\n"}  # fmt: skip
+    files = {
+        "pyproject.toml": "[build-system]\nrequires = ['flit_core>=3.4,<4']\n"
+        "build-backend = 'flit_core.buildapi'\n[project]\nname = 'greet'\nversion = '1.0'\n"
+        "description = 'greets'\n[project.scripts]\ngreet = 'greet.cli:main'\n",
+        "greet/__init__.py": "",
+        "greet/cli.py": "import sys\n\n\ndef main():\n"
+        "    who = sys.argv[1] if len(sys.argv) > 1 else 'world'\n    print(f'hello, {who}')\n"
+        "    return 0\n",
+    }
     res = _build(tmp_path, files, docker_client, base_image)
     assert (res.recipe.kind, res.recipe.coverage, res.recipe.source_visible) == ("python", "python", True)
     _check(docker_client, res, "greet/cli.py")
@@ -107,10 +123,12 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
 
 
 def test_toolchain_layer_is_built_once(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {"prog.c": '#include <zlib.h>\n#include <stdio.h>\nint main(int c, char **v) {\n'
-             '  printf("hello, %s\\n", c > 1 ? v[1] : zlibVersion());\n  return 0;\n}\n',
-             "Makefile": "greet: prog.c\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o greet prog.c -lz\n",
-             "taskfoundry.yaml": "packages: [zlib1g-dev]\n"}  # fmt: skip
+    files = {
+        "prog.c": "#include <zlib.h>\n#include <stdio.h>\nint main(int c, char **v) {\n"
+        '  printf("hello, %s\\n", c > 1 ? v[1] : zlibVersion());\n  return 0;\n}\n',
+        "Makefile": "greet: prog.c\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o greet prog.c -lz\n",
+        "taskfoundry.yaml": "packages: [zlib1g-dev]\n",
+    }
     first = _build(tmp_path, files, docker_client, base_image)
     assert first.recipe.kind == "make" and first.toolchain != base_image
     assert (tmp_path / "work/toolchains").is_dir()
@@ -121,8 +139,11 @@ def test_toolchain_layer_is_built_once(tmp_path: Path, docker_client: Any, base_
 
 
 def test_toolchain_failure_names_its_log(tmp_path: Path, docker_client: Any, base_image: str) -> None:
-    files = {**FILES, "Makefile": "greet:\n\tcc -o greet src/*.c\n",
-             "taskfoundry.yaml": "packages: [no-such-package-tf]\n"}
+    files = {
+        **FILES,
+        "Makefile": "greet:\n\tcc -o greet src/*.c\n",
+        "taskfoundry.yaml": "packages: [no-such-package-tf]\n",
+    }
     pattern = r"build stage failed: docker build failed.*\(log: .*toolchains/"
     with pytest.raises(StageError, match=pattern) as err:
         _build(tmp_path, files, docker_client, base_image)
@@ -136,8 +157,15 @@ COV_SH = "cat > build-cov.sh <<'EOF'\ncc -O0 -g --coverage -o executable src/mai
 def test_agent_writes_the_build_when_detection_fails(
     tmp_path: Path, docker_client: Any, base_image: str
 ) -> None:
-    model = ScriptedModel([bash("ls src"), bash(BUILD_SH), submit("gold only"),  # verifier: no cov
-                           bash(COV_SH), submit("both")])  # fmt: skip
+    model = ScriptedModel(
+        [
+            bash("ls src"),
+            bash(BUILD_SH),
+            submit("gold only"),  # verifier: no cov
+            bash(COV_SH),
+            submit("both"),
+        ]
+    )
     agent = BuildAgent(model, BuildAgentConfig(agent=AgentConfig(step_limit=8, bash_timeout=60)))
     res = _build(tmp_path, FILES, docker_client, base_image, agent)
     assert (res.recipe.kind, res.recipe.coverage, res.recipe.language) == ("agent", "gcov", "c")

@@ -26,8 +26,14 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_go_module_needing_the_proxy_is_refused_with_its_reason(tmp_path: Path) -> None:
-    repo = _tree(tmp_path, {"go.mod": "module example.com/tool\n", "main.go": GO_MAIN,
-                            "x_test.go": 'package main\nimport "github.com/test/only"\n'})  # fmt: skip
+    repo = _tree(
+        tmp_path,
+        {
+            "go.mod": "module example.com/tool\n",
+            "main.go": GO_MAIN,
+            "x_test.go": 'package main\nimport "github.com/test/only"\n',
+        },
+    )
     recipe = detect_recipe(repo)
     with pytest.raises(StageError, match=r"other Go modules \(github.com/acme/lib\).*proxy is not reachable"):
         prepare_deps(repo, recipe, tmp_path / "deps", tmp_path / "cache", "1.85")
@@ -46,8 +52,14 @@ def test_cargo_without_lock_is_locked_offline(tmp_path: Path) -> None:
 
 
 def test_cargo_git_dependencies_are_refused(tmp_path: Path) -> None:
-    repo = _tree(tmp_path, {"Cargo.toml": "[package]\nname = 'g'\n", "src/main.rs": "",
-                            "Cargo.lock": 'source = "git+https://example.com/x"\n'})  # fmt: skip
+    repo = _tree(
+        tmp_path,
+        {
+            "Cargo.toml": "[package]\nname = 'g'\n",
+            "src/main.rs": "",
+            "Cargo.lock": 'source = "git+https://example.com/x"\n',
+        },
+    )
     with pytest.raises(StageError, match="git dependencies"):
         prepare_deps(repo, detect_recipe(repo), tmp_path / "deps", tmp_path / "cache", "1.85")
 

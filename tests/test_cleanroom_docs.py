@@ -26,9 +26,11 @@ def test_usage_docs_only(tmp_path: Path) -> None:
 def test_rst_code_directives_are_removed() -> None:
     from taskfoundry.cleanroom.docs import strip_code_blocks
 
-    rst = ("..  code-block:: python\n\n    def parse(sql):\n        return sql\n\nUsage:\n\n"
-           ".. code-block:: console\n\n    $ sqlformat -k upper x.sql\n\n"
-           "  .. literalinclude:: ../src/main.c\n\nEnd.\n")  # fmt: skip
+    rst = (
+        "..  code-block:: python\n\n    def parse(sql):\n        return sql\n\nUsage:\n\n"
+        ".. code-block:: console\n\n    $ sqlformat -k upper x.sql\n\n"
+        "  .. literalinclude:: ../src/main.c\n\nEnd.\n"
+    )
     out = strip_code_blocks(rst)
     assert "def parse" not in out and "literalinclude" not in out
     assert "$ sqlformat -k upper x.sql" in out and out.endswith("End.\n")

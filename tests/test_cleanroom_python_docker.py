@@ -25,13 +25,17 @@ from conftest import make_repo
 
 pytestmark = pytest.mark.docker
 
-CLI = ('"""greet: say hello to someone, politely."""\nimport argparse\n\nimport six\n\n\n'
-       "def main():\n    parser = argparse.ArgumentParser(prog='greet', description='Greets NAME.')\n"
-       "    parser.add_argument('name', nargs='?', default='world', help='who to greet')\n"
-       "    args = parser.parse_args()\n    print(six.text_type('hello, ') + args.name)\n"
-       "    return 0\n")  # fmt: skip
-HIDDEN = ("import subprocess\n\n\ndef test_greets():\n    out = subprocess.run(['greet', 'Bo'], "
-          "capture_output=True, text=True).stdout\n    assert out == 'hello, Bo\\n'\n")  # fmt: skip
+CLI = (
+    '"""greet: say hello to someone, politely."""\nimport argparse\n\nimport six\n\n\n'
+    "def main():\n    parser = argparse.ArgumentParser(prog='greet', description='Greets NAME.')\n"
+    "    parser.add_argument('name', nargs='?', default='world', help='who to greet')\n"
+    "    args = parser.parse_args()\n    print(six.text_type('hello, ') + args.name)\n"
+    "    return 0\n"
+)
+HIDDEN = (
+    "import subprocess\n\n\ndef test_greets():\n    out = subprocess.run(['greet', 'Bo'], "
+    "capture_output=True, text=True).stdout\n    assert out == 'hello, Bo\\n'\n"
+)
 BINARY = "GRT\x00\x01\x02" + "".join(chr(i) for i in range(32, 127)) * 2
 FONT = "flf2a$ 6 5 16 15 2\nA tiny banner font for greet.\n" + "  $@\n  $@@\n" * 20
 FILES = {
@@ -51,8 +55,9 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def task(docker_client: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
-         ) -> tuple[SourceResult, BuildStage, CleanroomStage]:  # fmt: skip
+def task(
+    docker_client: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[SourceResult, BuildStage, CleanroomStage]:
     tmp = tmp_path_factory.mktemp("greet")
     repo = make_repo(tmp / "greet", FILES)
     config = Config(out=tmp / "out", namespace="taskfoundry-test")
@@ -62,8 +67,7 @@ def task(docker_client: Any, base_image: str, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture
-def box(docker_client: Any, task: tuple[SourceResult, BuildStage, CleanroomStage]
-        ) -> Iterator[DockerSandbox]:  # fmt: skip
+def box(docker_client: Any, task: tuple[SourceResult, BuildStage, CleanroomStage]) -> Iterator[DockerSandbox]:
     with DockerSandbox(task[2].image, client=docker_client) as sandbox:
         yield sandbox
 
@@ -87,10 +91,15 @@ def test_test_assets_are_copied_and_recorded(
 ) -> None:
     assets = task[2].assets
     assert {(a.path, a.reason) for a in assets.kept} == {
-        ("tests/data/sample.bin", "binary"), ("examples/banner.flf", "project_format")}
+        ("tests/data/sample.bin", "binary"),
+        ("examples/banner.flf", "project_format"),
+    }
     dropped = {a.path: a.reason for a in assets.dropped}
-    assert dropped == {"tests/test_cli.py": "source", "tests/data/expected.out": "expected_output",
-                       "tests/data/names.csv": "common_text"}  # fmt: skip
+    assert dropped == {
+        "tests/test_cli.py": "source",
+        "tests/data/expected.out": "expected_output",
+        "tests/data/names.csv": "common_text",
+    }
     assert box.get_file(f"{WORKSPACE}/assets/tests/data/sample.bin") == BINARY.encode()
     assert box.get_file(f"{WORKSPACE}/assets/examples/banner.flf") == FONT.encode()
     listed = box.exec(["git", "ls-files"], timeout=60, workdir=WORKSPACE).stdout.decode().split()
@@ -99,23 +108,37 @@ def test_test_assets_are_copied_and_recorded(
 
 def _scan(box: DockerSandbox, task: tuple[SourceResult, BuildStage, CleanroomStage]) -> LeakReport:
     src, build, clean = task
-    return scan(box, clean.image, build.gold_sha256, source=src.path, gold_readable=True,
-                allowed=clean.assets.allowed(WORKSPACE))  # fmt: skip
+    return scan(
+        box,
+        clean.image,
+        build.gold_sha256,
+        source=src.path,
+        gold_readable=True,
+        allowed=clean.assets.allowed(WORKSPACE),
+    )
 
 
 def test_planted_leaks_are_still_found(
     task: tuple[SourceResult, BuildStage, CleanroomStage], box: DockerSandbox
 ) -> None:
-    res = box.exec("cp /workspace/executable /tmp/greet.pyz && chmod 644 /tmp/greet.pyz",
-                   timeout=60, user="0:0")  # fmt: skip
+    res = box.exec(
+        "cp /workspace/executable /tmp/greet.pyz && chmod 644 /tmp/greet.pyz", timeout=60, user="0:0"
+    )
     assert res.ok, res.text()
     box.put_file(HIDDEN.encode(), f"{WORKSPACE}/assets/tests/check.txt")
     box.put_file(CLI.encode(), f"{WORKSPACE}/assets/examples/banner.flf")  # allowed path, other bytes
     found = {(f.path, f.kind) for f in _scan(box, task).findings}
-    assert {("/tmp/greet.pyz", "binary_copy"), (f"{WORKSPACE}/assets/tests/check.txt", "hidden_test"),
-            (f"{WORKSPACE}/assets/examples/banner.flf", "source_copy")} <= found, found
-    planted = {"/tmp/greet.pyz", f"{WORKSPACE}/assets/tests/check.txt",
-               f"{WORKSPACE}/assets/examples/banner.flf", f"{WORKSPACE}/.git"}  # .git: the tree changed
+    assert {
+        ("/tmp/greet.pyz", "binary_copy"),
+        (f"{WORKSPACE}/assets/tests/check.txt", "hidden_test"),
+        (f"{WORKSPACE}/assets/examples/banner.flf", "source_copy"),
+    } <= found, found
+    planted = {
+        "/tmp/greet.pyz",
+        f"{WORKSPACE}/assets/tests/check.txt",
+        f"{WORKSPACE}/assets/examples/banner.flf",
+        f"{WORKSPACE}/.git",
+    }  # .git: the tree changed
     assert {path for path, _ in found} == planted, found
 
 

@@ -5,11 +5,13 @@ NAMES = {"jsonxf"}
 
 def test_pipes_and_redirections_become_stdin() -> None:
     assert parse_invocation("jsonxf -t $'\\t' <foo.json | less", NAMES) == Example(
-        ("-t", "\t"), stdin_file="foo.json")  # fmt: skip
+        ("-t", "\t"), stdin_file="foo.json"
+    )
     assert parse_invocation("echo '{\"a\": 1}' | jsonxf -m", NAMES) == Example(("-m",), stdin='{"a": 1}\n')
     assert parse_invocation("cat in.json | jsonxf", NAMES) == Example((), stdin_file="in.json")
     assert parse_invocation("jsonxf -m <foo.json | gzip -c >foo.gz", NAMES) == Example(
-        ("-m",), stdin_file="foo.json")  # fmt: skip
+        ("-m",), stdin_file="foo.json"
+    )
 
 
 def test_prompts_paths_and_fd_redirections() -> None:

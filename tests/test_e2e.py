@@ -25,8 +25,9 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture(scope="session")
 def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("out")
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out),
-                                       "--max-probes", "200"])  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
+    )
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "tasks").iterdir()
     return task_dir
@@ -67,18 +68,23 @@ def test_cleanroom_image_is_clean(csvq_task: Path, docker_client) -> None:  # ty
         assert box.exec(["cat", "executable"], timeout=10).exit_code != 0
         assert box.exec(["./executable", "--version"], timeout=10).stdout.startswith(b"csvq")
         assert box.exec(["git", "rev-list", "--count", "HEAD"], timeout=10).stdout.strip() == b"1"
-        found = box.exec("find / -xdev \\( -name '*.c' -o -name '*.h' -o -name Makefile "
-                         "-o -name '*.o' -o -name '*.gcno' \\) 2>/dev/null | grep -v ^/usr", timeout=120)
+        found = box.exec(
+            "find / -xdev \\( -name '*.c' -o -name '*.h' -o -name Makefile "
+            "-o -name '*.o' -o -name '*.gcno' \\) 2>/dev/null | grep -v ^/usr",
+            timeout=120,
+        )
         assert found.stdout == b""
         assert b"Commands:" in box.get_file("/workspace/docs/usage/csvq.txt")
 
 
-def test_kept_tests_pass_on_gold_and_fail_on_every_dummy(csvq_task: Path, tmp_path: Path,
-                                                         docker_client) -> None:  # type: ignore[no-untyped-def]
+def test_kept_tests_pass_on_gold_and_fail_on_every_dummy(
+    csvq_task: Path, tmp_path: Path, docker_client
+) -> None:  # type: ignore[no-untyped-def]
     task = yaml.safe_load((csvq_task / "task.yaml").read_text())
     image = task["images"]["task_cleanroom"]
-    kept = next(iter(TestsJson.model_validate_json((csvq_task / "tests.json").read_text())
-                     .branches.values())).tests  # fmt: skip
+    kept = next(
+        iter(TestsJson.model_validate_json((csvq_task / "tests.json").read_text()).branches.values())
+    ).tests
     suite = _suite(csvq_task, tmp_path)
     gold = run_suite(docker_client, image, suite, None)
     assert [n for n in kept if gold[n].status != "passed"] == []
@@ -95,8 +101,9 @@ def _usage(client, image: str) -> str:  # type: ignore[no-untyped-def]
 
 def test_second_build_reuses_images(csvq_task: Path, prefect_harness) -> None:  # type: ignore[no-untyped-def]
     out = csvq_task.parent.parent
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out),
-                                       "--max-probes", "200"])  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
+    )
     assert result.exit_code == 0, result.output
     built = json.loads((csvq_task / "reports" / "images.json").read_text())
     assert built["task_built"] is False and built["cleanroom_built"] is False

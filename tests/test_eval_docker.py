@@ -32,16 +32,26 @@ from conftest import EXAMPLES
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 # small caps: every hostile case meets its limit in seconds
-SMALL = EvalConfig(compile_timeout=15, test_timeout=300, workspace_mb=64, tmp_mb=64, home_mb=32,
-                   memory_mb=1024, pids=256, attempts=1, pytest_workers=1)  # fmt: skip
+SMALL = EvalConfig(
+    compile_timeout=15,
+    test_timeout=300,
+    workspace_mb=64,
+    tmp_mb=64,
+    home_mb=32,
+    memory_mb=1024,
+    pids=256,
+    attempts=1,
+    pytest_workers=1,
+)
 FAIL_EXE = "printf '#!/bin/sh\\nexit 1\\n' > executable && chmod +x executable"
 
 
 @pytest.fixture(scope="module")
 def spec(prefect_harness, base_image, tmp_path_factory) -> TaskSpec:  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("eval-out")
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out),
-                                       "--max-probes", "200"])  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
+    )
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "tasks").iterdir()
     return load_task(task_dir)
@@ -132,8 +142,9 @@ def assert_never_passes(spec: TaskSpec, result: EvaluationResult) -> None:
 
 def gold_submission(spec: TaskSpec, tmp_path: Path) -> Path:
     src = EXAMPLES / "csvq"
-    files: dict[str, bytes | str] = {p.relative_to(src).as_posix(): p.read_bytes()
-                                     for p in sorted(src.rglob("*")) if p.is_file()}  # fmt: skip
+    files: dict[str, bytes | str] = {
+        p.relative_to(src).as_posix(): p.read_bytes() for p in sorted(src.rglob("*")) if p.is_file()
+    }
     files["compile.sh"] = (spec.task_dir / "build.sh").read_text()
     return submission(tmp_path, files)
 
@@ -150,8 +161,12 @@ def test_gold_source_scores_100_percent(spec: TaskSpec, docker_client, tmp_path:
 
 
 @pytest.mark.parametrize("dummy", DUMMY_NAMES)
-def test_dummy_scores_zero_on_the_kept_suite(spec: TaskSpec, docker_client, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                             dummy: str) -> None:  # fmt: skip
+def test_dummy_scores_zero_on_the_kept_suite(
+    spec: TaskSpec,
+    docker_client,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    dummy: str,
+) -> None:
     with DockerSandbox(spec.task.images.task_cleanroom, SandboxLimits(), client=docker_client) as box:
         usage = box.get_file("/workspace/docs/usage/csvq.txt").decode()
     script = render_dummy(dummy, usage).decode()
@@ -172,10 +187,12 @@ def test_missing_compile_sh(mini: TaskSpec, docker_client, tmp_path: Path) -> No
 
 
 def test_compile_cannot_reach_the_network(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    body = ("cat /proc/net/dev\n"
-            "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\" "
-            "&& { echo NETWORK-REACHED; " + FAIL_EXE + "; exit 0; }\n"
-            "echo no-network; exit 3")  # fmt: skip
+    body = (
+        "cat /proc/net/dev\n"
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\" "
+        "&& { echo NETWORK-REACHED; " + FAIL_EXE + "; exit 0; }\n"
+        "echo no-network; exit 3"
+    )
     result = grade(mini, docker_client, submission(tmp_path, compile_sh(body)))
     assert result.error_code == "compile_failed" and "exit 3" in (result.error_details or "")
     out = compile_output(result)
@@ -184,15 +201,21 @@ def test_compile_cannot_reach_the_network(mini: TaskSpec, docker_client, tmp_pat
 
 def test_fork_bomb_in_compile(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     body = "bomb() { bomb | bomb & }\nbomb\nsleep 600\n" + FAIL_EXE
-    result = grade(mini, docker_client, submission(tmp_path, compile_sh(body)),
-                   SMALL.model_copy(update={"compile_timeout": 5}))
+    result = grade(
+        mini,
+        docker_client,
+        submission(tmp_path, compile_sh(body)),
+        SMALL.model_copy(update={"compile_timeout": 5}),
+    )
     assert result.error_code in ("compile_timeout", "compile_failed")
     assert_never_passes(mini, result)
 
 
 def test_disk_filler_meets_the_tmpfs_caps(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    body = ("for d in . /tmp \"$HOME\" /var/tmp /; do dd if=/dev/zero of=\"$d/fill\" bs=1M count=4096 "
-            "2>&1; done\n" + FAIL_EXE + "\nexit 0")  # fmt: skip
+    body = (
+        'for d in . /tmp "$HOME" /var/tmp /; do dd if=/dev/zero of="$d/fill" bs=1M count=4096 '
+        "2>&1; done\n" + FAIL_EXE + "\nexit 0"
+    )
     result = grade(mini, docker_client, submission(tmp_path, compile_sh(body)))
     out = compile_output(result)
     assert out.count("No space left on device") >= 4 and "Read-only file system" in out
@@ -201,12 +224,14 @@ def test_disk_filler_meets_the_tmpfs_caps(mini: TaskSpec, docker_client, tmp_pat
 
 
 def test_search_for_hidden_tests_finds_nothing(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    body = ("find / -xdev \\( -name 'test_*.py' -o -name tests.json -o -name 'results.xml' "
-            "-o -path '*/eval/*' -o -name '*.tar.gz' \\) -not -path '/usr/*' 2>/dev/null > found.txt\n"
-            "ls -d /task /src /cov 2>> found.txt\n"
-            "echo \"FOUND: $(grep -c . found.txt) $(cat found.txt)\"\n"
-            "{ echo '#!/bin/sh'; echo 'cat \"$(dirname \"$0\")/found.txt\"'; } > executable\n"
-            "chmod +x executable")  # fmt: skip
+    body = (
+        "find / -xdev \\( -name 'test_*.py' -o -name tests.json -o -name 'results.xml' "
+        "-o -path '*/eval/*' -o -name '*.tar.gz' \\) -not -path '/usr/*' 2>/dev/null > found.txt\n"
+        "ls -d /task /src /cov 2>> found.txt\n"
+        'echo "FOUND: $(grep -c . found.txt) $(cat found.txt)"\n'
+        "{ echo '#!/bin/sh'; echo 'cat \"$(dirname \"$0\")/found.txt\"'; } > executable\n"
+        "chmod +x executable"
+    )
     result = grade(mini, docker_client, submission(tmp_path, compile_sh(body)))
     out = compile_output(result)
     assert "test_" not in out.split("FOUND:")[1] and "tests.json" not in out
@@ -214,8 +239,12 @@ def test_search_for_hidden_tests_finds_nothing(mini: TaskSpec, docker_client, tm
     assert_never_passes(mini, result)
 
 
-def test_renamed_gold_copies_are_removed_by_hash(mini: TaskSpec, docker_client, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                 gold_bytes: bytes) -> None:  # fmt: skip
+def test_renamed_gold_copies_are_removed_by_hash(
+    mini: TaskSpec,
+    docker_client,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    gold_bytes: bytes,
+) -> None:
     files: dict[str, bytes | str] = {".tools/helper": gold_bytes, "bin/a\nb": gold_bytes}
     files.update(compile_sh("cp .tools/helper executable || { " + FAIL_EXE + "; }"))
     result = grade(mini, docker_client, submission(tmp_path, files, {".tools/helper": 0o755}))
@@ -224,8 +253,12 @@ def test_renamed_gold_copies_are_removed_by_hash(mini: TaskSpec, docker_client, 
     assert_never_passes(mini, result)
 
 
-def test_gold_rebuilt_from_pieces_is_refused(mini: TaskSpec, docker_client, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                            gold_bytes: bytes) -> None:  # fmt: skip
+def test_gold_rebuilt_from_pieces_is_refused(
+    mini: TaskSpec,
+    docker_client,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    gold_bytes: bytes,
+) -> None:
     half = len(gold_bytes) // 2
     files: dict[str, bytes | str] = {"p1": gold_bytes[:half], "p2": gold_bytes[half:]}
     files.update(compile_sh("cat p1 p2 > executable && chmod +x executable"))
@@ -245,14 +278,18 @@ def test_printing_passed_lines_fakes_nothing(mini: TaskSpec, docker_client, tmp_
 
 def test_forged_junit_report_is_not_trusted(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     branch = mini.branches[0]
-    cases = "".join(f'<testcase classname="{n.rsplit(".", 1)[0]}" name="{n.rsplit(".", 1)[1]}"/>'
-                    for n in mini.expected(branch))  # fmt: skip
+    cases = "".join(
+        f'<testcase classname="{n.rsplit(".", 1)[0]}" name="{n.rsplit(".", 1)[1]}"/>'
+        for n in mini.expected(branch)
+    )
     xml = f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>'
-    forger = ("#!/bin/sh\nW=/workspace/eval/results.xml\n"
-              f"cat > /tmp/forged.xml <<'EOF'\n{xml}\nEOF\n"
-              "mkdir /tmp/forger.lock 2>/dev/null && ( setsid sh -c "
-              "'while :; do cp /tmp/forged.xml \"$0\"; sleep 0.05; done' \"$W\" >/dev/null 2>&1 & )\n"
-              "exit 0\n")  # fmt: skip
+    forger = (
+        "#!/bin/sh\nW=/workspace/eval/results.xml\n"
+        f"cat > /tmp/forged.xml <<'EOF'\n{xml}\nEOF\n"
+        "mkdir /tmp/forger.lock 2>/dev/null && ( setsid sh -c "
+        '\'while :; do cp /tmp/forged.xml "$0"; sleep 0.05; done\' "$W" >/dev/null 2>&1 & )\n'
+        "exit 0\n"
+    )
     files: dict[str, bytes | str] = {"forger.sh": forger, **compile_sh("cp forger.sh executable")}
     result = grade(mini, docker_client, submission(tmp_path, files))
     assert_never_passes(mini, result)
@@ -260,12 +297,17 @@ def test_forged_junit_report_is_not_trusted(mini: TaskSpec, docker_client, tmp_p
 
 def test_pytest_shadowing_files_are_ignored(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     shadow = "import sys\nopen('eval/results.xml', 'w').write('<testsuites/>')\nsys.exit(0)\n"
-    conftest = ("import pytest\n@pytest.hookimpl(hookwrapper=True)\n"
-                "def pytest_runtest_makereport(item, call):\n    out = yield\n"
-                "    out.get_result().outcome = 'passed'\n")  # fmt: skip
-    files: dict[str, bytes | str] = {"pytest.py": shadow, "conftest.py": conftest,
-                                     "pytest.ini": "[pytest]\naddopts = -p no:junitxml\n",
-                                     "eval/run.sh": "echo hijacked; exit 0\n"}  # fmt: skip
+    conftest = (
+        "import pytest\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    out = yield\n"
+        "    out.get_result().outcome = 'passed'\n"
+    )
+    files: dict[str, bytes | str] = {
+        "pytest.py": shadow,
+        "conftest.py": conftest,
+        "pytest.ini": "[pytest]\naddopts = -p no:junitxml\n",
+        "eval/run.sh": "echo hijacked; exit 0\n",
+    }
     files.update(compile_sh(FAIL_EXE))
     result = grade(mini, docker_client, submission(tmp_path, files))
     assert result.error_code is None
@@ -293,6 +335,7 @@ def test_eval_command_survives_a_bad_task(mini: TaskSpec, tmp_path: Path) -> Non
     assert by_id["broken__task.0000000"]["error_code"] == "task_load_error"
     assert summary["mean_pass_rate"] == 0.5 and summary["resolved_rate"] == 0.5
     saved = EvaluationResult.model_validate_json(
-        (run / mini.task_id / f"{mini.task_id}.eval.json").read_text())
+        (run / mini.task_id / f"{mini.task_id}.eval.json").read_text()
+    )
     assert saved.error_code is None and saved.test_branches == mini.branches
     assert "mean pass rate 50.0%" in res.output

@@ -33,17 +33,23 @@ from taskfoundry.models import (
     load_json_model,
     save_json,
     save_yaml,
-)  # fmt: skip
+)
 
 A, B, C = (f"eval.tests.test_x.test_{c}" for c in "abc")
 
 
 def junit(**cases: str) -> bytes:
     """A pytest-style JUnit report: test name -> passed / failure / error / skipped."""
-    body = {"passed": "", "failure": '<failure message="m">t</failure>', "error": "<error/>",
-            "skipped": "<skipped/>"}  # fmt: skip
-    items = "".join(f'<testcase classname="eval.tests.test_x" name="test_{n}">{body[s]}</testcase>'
-                    for n, s in cases.items())  # fmt: skip
+    body = {
+        "passed": "",
+        "failure": '<failure message="m">t</failure>',
+        "error": "<error/>",
+        "skipped": "<skipped/>",
+    }
+    items = "".join(
+        f'<testcase classname="eval.tests.test_x" name="test_{n}">{body[s]}</testcase>'
+        for n, s in cases.items()
+    )
     return f"<testsuites><testsuite name='pytest'>{items}</testsuite></testsuites>".encode()
 
 
@@ -110,8 +116,12 @@ def test_exit_zero_with_failures_warns_and_unknown_tests_warn() -> None:
 
 
 def test_status_of_takes_the_worst_of_duplicates() -> None:
-    result = EvaluationResult(test_results=[TestResult(name=A, branch="k", status="passed"),
-                                            TestResult(name=A, branch="k", status="failure")])  # fmt: skip
+    result = EvaluationResult(
+        test_results=[
+            TestResult(name=A, branch="k", status="passed"),
+            TestResult(name=A, branch="k", status="failure"),
+        ]
+    )
     assert result.status_of("k", A) == "failure" and result.status_of("k", B) == "not_run"
 
 
@@ -137,19 +147,24 @@ def workspace_tar(tmp_path: Path, entries: dict[str, bytes | str | None]) -> Pat
 def test_executable_hash_follows_links_inside_the_workspace(tmp_path: Path) -> None:
     want = hashlib.sha256(b"ELF").hexdigest()
     assert executable_sha256(workspace_tar(tmp_path, {"executable": b"ELF"})) == want
-    assert executable_sha256(workspace_tar(tmp_path, {"bin": None, "bin/p": b"ELF",
-                                                      "executable": "bin/p"})) == want  # fmt: skip
+    assert (
+        executable_sha256(workspace_tar(tmp_path, {"bin": None, "bin/p": b"ELF", "executable": "bin/p"}))
+        == want
+    )
     assert executable_sha256(workspace_tar(tmp_path, {"p": b"ELF", "executable": "/workspace/p"})) == want
 
 
-@pytest.mark.parametrize(("entries", "code"), [
-    ({"compile.sh": b"#!/bin/sh\n"}, "no_executable"),
-    ({"executable": None}, "executable_not_a_file"),
-    ({"executable": "/usr/bin/cat"}, "executable_outside_workspace"),
-    ({"executable": "../../etc/passwd"}, "executable_outside_workspace"),
-    ({"executable": "executable"}, "executable_not_a_file"),
-    ({"executable": "gone"}, "no_executable"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("entries", "code"),
+    [
+        ({"compile.sh": b"#!/bin/sh\n"}, "no_executable"),
+        ({"executable": None}, "executable_not_a_file"),
+        ({"executable": "/usr/bin/cat"}, "executable_outside_workspace"),
+        ({"executable": "../../etc/passwd"}, "executable_outside_workspace"),
+        ({"executable": "executable"}, "executable_not_a_file"),
+        ({"executable": "gone"}, "no_executable"),
+    ],
+)
 def test_executable_problems_have_codes(tmp_path: Path, entries: dict[str, Any], code: str) -> None:
     with pytest.raises(EvalStepError) as err:
         executable_sha256(workspace_tar(tmp_path, entries))
@@ -171,10 +186,13 @@ def test_remove_hashed_script_finds_renamed_and_oddly_named_copies(tmp_path: Pat
     (ws / "link").symlink_to(outside, target_is_directory=True)
     script = tmp_path / "remove.py"
     script.write_text(REMOVE_HASHED)
-    proc = subprocess.run([sys.executable, "-I", str(script), str(ws), hashlib.sha256(gold).hexdigest()],
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    assert sorted(Path(p).name for p in json.loads(proc.stdout)["removed"]) == \
-        [".hidden", "a\nb", "helper"]  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-I", str(script), str(ws), hashlib.sha256(gold).hexdigest()],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert sorted(Path(p).name for p in json.loads(proc.stdout)["removed"]) == [".hidden", "a\nb", "helper"]
     assert sorted(p.name for p in ws.rglob("*") if p.is_file() and not p.is_symlink()) == ["own.c"]
     assert (outside / "copy").exists()  # links are not followed out of the workspace
 
@@ -223,14 +241,26 @@ def test_eval_config_layers(tmp_path: Path) -> None:
 
 def make_task(tasks: Path, task_id: str = "o__r.aaaaaaa") -> Path:
     task_dir = tasks / task_id
-    save_yaml(task_dir / "task.yaml", TaskYaml(
-        repository="o/r", commit="a" * 40, language="c", difficulty="easy",
-        eval_clean_hashes=["b" * 64], task_id=task_id, difficulty_score=1.0, source="/x",
-        created_at=datetime(2026, 1, 1, tzinfo=UTC), executable="r",
-        images=Images(task="ns/x:task", task_cleanroom="ns/x:task_cleanroom"),
-    ))  # fmt: skip
-    branches = {"k": Branch(tests=[A, B], ignored_tests=[IgnoredTest(name=C, reasons=[])]),
-                "dead": Branch(ignored=True, tests=[C])}  # fmt: skip
+    save_yaml(
+        task_dir / "task.yaml",
+        TaskYaml(
+            repository="o/r",
+            commit="a" * 40,
+            language="c",
+            difficulty="easy",
+            eval_clean_hashes=["b" * 64],
+            task_id=task_id,
+            difficulty_score=1.0,
+            source="/x",
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+            executable="r",
+            images=Images(task="ns/x:task", task_cleanroom="ns/x:task_cleanroom"),
+        ),
+    )
+    branches = {
+        "k": Branch(tests=[A, B], ignored_tests=[IgnoredTest(name=C, reasons=[])]),
+        "dead": Branch(ignored=True, tests=[C]),
+    }
     save_json(task_dir / "tests.json", TestsJson(branches=branches))
     return task_dir
 
@@ -262,14 +292,18 @@ def test_run_records_every_kind_of_bad_task(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(run_mod, "evaluate_task", fake)
     summary = evaluate_run(run, tasks, EvalConfig(attempts=2, workers=2), client=object())  # type: ignore[arg-type]
     codes = {t.task_id: (t.error_code, t.infra_error) for t in summary.tasks}
-    assert codes == {"a__infra.0000000": ("sandbox_error", True), "b__bug.0000000": ("internal_error", True),
-                     "c__broken.0000000": ("task_load_error", False)}  # fmt: skip
+    assert codes == {
+        "a__infra.0000000": ("sandbox_error", True),
+        "b__bug.0000000": ("internal_error", True),
+        "c__broken.0000000": ("task_load_error", False),
+    }
     assert calls.count("a__infra.0000000") == 2 and calls.count("b__bug.0000000") == 1
     for task_id in codes:
         saved = load_json_model(run / task_id / f"{task_id}.eval.json", EvaluationResult)
         assert saved.error_code == codes[task_id][0]
     assert (run / "summary.json").exists() and summary.warnings == [
-        "submission for unknown task zz__unknown.0000000"]  # fmt: skip
+        "submission for unknown task zz__unknown.0000000"
+    ]
 
 
 def test_run_needs_its_directories(tmp_path: Path) -> None:

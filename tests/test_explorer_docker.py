@@ -43,16 +43,22 @@ def test_same_seed_same_branch(csvq_build, docker_client, tmp_path: Path) -> Non
     assert first.covered == second.covered
 
 
-def test_probe_budget_ends_cleanly_with_partial_branch(csvq_build, docker_client,  # type: ignore[no-untyped-def]
-                                                       tmp_path: Path) -> None:
+def test_probe_budget_ends_cleanly_with_partial_branch(
+    csvq_build,
+    docker_client,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
     state = _explore(csvq_build, docker_client, tmp_path, max_probes=40, batch=20)
     assert state.exhausted == "probes" and state.probes_run == 40
     assert state.kept and 0 < state.line_rate() < 1
     assert len((tmp_path / "probes.jsonl").read_text().splitlines()) == 40
 
 
-def test_kept_probes_reach_new_lines_or_new_features(csvq_build, docker_client,  # type: ignore[no-untyped-def]
-                                                     tmp_path: Path) -> None:
+def test_kept_probes_reach_new_lines_or_new_features(
+    csvq_build,
+    docker_client,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
     state = _explore(csvq_build, docker_client, tmp_path, max_probes=120)
     assert state.line_rate() > 0.4
     assert len({k.feature for k in state.kept}) >= len(state.kept) // 2

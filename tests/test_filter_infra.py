@@ -17,9 +17,15 @@ pytestmark = pytest.mark.docker
 
 def _stages(tmp_path: Path, image: str) -> tuple[GenerateStage, LintStage, CleanroomStage]:
     stages.write_suite(tmp_path / "suite", {"test_a.py": "def test_x():\n    assert 1 == 1\n"})
-    gen = GenerateStage(branch="b", suite=tmp_path / "suite", tests=["eval.tests.test_a.test_x"],
-                        generated=1, probes_run=1, exhausted=None,
-                        coverage=CoverageReport.from_lines({}, {"a.c": {1}}))  # fmt: skip
+    gen = GenerateStage(
+        branch="b",
+        suite=tmp_path / "suite",
+        tests=["eval.tests.test_a.test_x"],
+        generated=1,
+        probes_run=1,
+        exhausted=None,
+        coverage=CoverageReport.from_lines({}, {"a.c": {1}}),
+    )
     lint = LintStage(dropped={}, findings=0, high=0, report={})
     leak = LeakReport(image=image, verdict="clean", findings=[])
     return gen, lint, CleanroomStage(image=image, built=False, usage={"": "usage\n"}, leak=leak)

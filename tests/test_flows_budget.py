@@ -17,8 +17,9 @@ from taskfoundry.flows.summary import RunRow, RunSummary, failure_limit, over_bu
     ("budget", "total", "limit"),
     [(None, 10, float("inf")), (0.2, 10, 2.0), (0.0, 5, 0.0), (3, 10, 3), (1, 2, 1)],
 )
-def test_failure_limit_is_a_fraction_below_one_else_a_count(budget: float | None, total: int,
-                                                            limit: float) -> None:  # fmt: skip
+def test_failure_limit_is_a_fraction_below_one_else_a_count(
+    budget: float | None, total: int, limit: float
+) -> None:
     assert failure_limit(budget, total) == limit
 
 
@@ -30,7 +31,12 @@ def test_over_budget_means_more_failures_than_allowed() -> None:
 def test_failed_row_keeps_stage_message_and_log(tmp_path: Path) -> None:
     row = RunRow.failure("src", StageError("build", "no compiler", tmp_path / "build.log"), 1.234)
     assert (row.status, row.stage, row.error, row.log, row.seconds) == (
-        "failed", "build", "no compiler", tmp_path / "build.log", 1.23)  # fmt: skip
+        "failed",
+        "build",
+        "no compiler",
+        tmp_path / "build.log",
+        1.23,
+    )
     other = RunRow.failure("src", KeyError("x"), 0)
     assert other.stage is None and other.error == "KeyError: 'x'"
 
@@ -66,8 +72,20 @@ def test_failures_within_budget_are_rows_and_the_run_goes_on(tmp_path: Path, pre
 def test_past_the_budget_the_run_ends_early(tmp_path: Path, prefect_harness: None) -> None:
     sources = _not_repos(tmp_path, 4)
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["build-many", *sources, "--out", str(out), "--no-progress",
-                                       "--concurrency", "1", "--max-failures", "1"])  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        [
+            "build-many",
+            *sources,
+            "--out",
+            str(out),
+            "--no-progress",
+            "--concurrency",
+            "1",
+            "--max-failures",
+            "1",
+        ],
+    )
     assert result.exit_code == 1
     assert "failure budget exceeded" in result.output
     (run_file,) = (out / "runs").glob("build-many-*.json")

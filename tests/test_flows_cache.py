@@ -23,8 +23,13 @@ def _key(**inputs: Any) -> str | None:
 
 def test_orchestration_settings_do_not_change_the_key() -> None:
     base = Config(out=Path("/o"))
-    busy = base.model_copy(update={"orchestration": base.orchestration.model_copy(
-        update={"concurrency": 7, "max_failures": 0.5, "resume": False})})  # fmt: skip
+    busy = base.model_copy(
+        update={
+            "orchestration": base.orchestration.model_copy(
+                update={"concurrency": 7, "max_failures": 0.5, "resume": False}
+            )
+        }
+    )
     assert _key(config=base) == _key(config=busy)
 
 
@@ -37,15 +42,23 @@ def test_what_is_built_changes_the_key() -> None:
 
 
 def _clean(image: str) -> CleanroomStage:
-    return CleanroomStage(image=image, built=True, usage={},
-                          leak=LeakReport(image=image, verdict="clean", findings=[]))  # fmt: skip
+    return CleanroomStage(
+        image=image, built=True, usage={}, leak=LeakReport(image=image, verdict="clean", findings=[])
+    )
 
 
 def test_stale_reason_names_a_missing_image_or_suite(tmp_path: Path) -> None:
     assert stale_reason(_clean("a:1"), lambda tag: True) is None
     assert stale_reason(_clean("a:1"), lambda tag: False) == "image a:1 is gone"
-    gen = GenerateStage(branch="b", suite=tmp_path / "suite", tests=[], generated=0, probes_run=0,
-                        exhausted=None, coverage=CoverageReport.from_lines({}, {}))  # fmt: skip
+    gen = GenerateStage(
+        branch="b",
+        suite=tmp_path / "suite",
+        tests=[],
+        generated=0,
+        probes_run=0,
+        exhausted=None,
+        coverage=CoverageReport.from_lines({}, {}),
+    )
     assert stale_reason(gen, lambda tag: True) == f"{tmp_path / 'suite' / 'eval' / 'tests'} is gone"
     (tmp_path / "suite" / "eval" / "tests").mkdir(parents=True)
     assert stale_reason(gen, lambda tag: True) is None
@@ -71,8 +84,9 @@ def fake_flow(config: Config) -> dict[str, bool]:
     return stage_log.cached
 
 
-def test_a_cached_stage_whose_image_is_gone_runs_again(tmp_path: Path, prefect_harness: None,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_cached_stage_whose_image_is_gone_runs_again(
+    tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = Config(out=tmp_path / "out")
     present = {"fake:1"}
     monkeypatch.setattr(flow_tasks, "_image_exists", lambda tag: tag in present)
@@ -87,11 +101,13 @@ def test_a_cached_stage_whose_image_is_gone_runs_again(tmp_path: Path, prefect_h
     assert fake_flow(config) == {"fake-cleanroom": True} and len(CALLS) == 2
 
 
-def test_fresh_runs_every_stage_but_still_persists(tmp_path: Path, prefect_harness: None,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_fresh_runs_every_stage_but_still_persists(
+    tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = Config(out=tmp_path / "out")
-    fresh = config.model_copy(update={"orchestration": config.orchestration.model_copy(
-        update={"resume": False})})  # fmt: skip
+    fresh = config.model_copy(
+        update={"orchestration": config.orchestration.model_copy(update={"resume": False})}
+    )
     monkeypatch.setattr(flow_tasks, "_image_exists", lambda tag: True)
     CALLS.clear()
     assert fake_flow(fresh) == {"fake-cleanroom": False}

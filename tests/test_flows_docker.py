@@ -59,8 +59,10 @@ TINY = {
     "Makefile": "tiny: tiny.c\n\tcc -o tiny tiny.c $(CFLAGS) $(LDFLAGS)\n",
     "README.md": "# tiny\n\nA tiny text tool: `tiny upper TEXT`, `tiny count TEXT`.\n",
 }
-BROKEN = {"Makefile": "prog: prog.c\n\tcc -o prog prog.c\n",
-          "prog.c": "int main(void) { return undefined_symbol; }\n"}  # fmt: skip
+BROKEN = {
+    "Makefile": "prog: prog.c\n\tcc -o prog prog.c\n",
+    "prog.c": "int main(void) { return undefined_symbol; }\n",
+}
 FAST = ["--max-probes", "80", "--no-progress"]
 NAME = "flowtiny"  # a name no other test uses: its images and containers are ours
 
@@ -95,8 +97,9 @@ def tiny_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_clean(prefect_harness: None, base_image: str, tiny_repo: Path,
-               tmp_path_factory: pytest.TempPathFactory) -> Path:  # fmt: skip
+def tiny_clean(
+    prefect_harness: None, base_image: str, tiny_repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """A clean build of the tiny program; returns its task directory."""
     out = tmp_path_factory.mktemp("clean")
     build(tiny_repo, out)
@@ -115,9 +118,14 @@ def killed_after_build(tiny_repo: Path, tmp_path: Path, prefect_harness: None) -
     """`taskfoundry build` in a process killed (SIGKILL) once its build stage has finished."""
     exe = Path(sys.executable).with_name("taskfoundry")
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(exe), "-v", "build", str(tiny_repo), "--out", str(out), *FAST],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            env=_api_env(), start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(exe), "-v", "build", str(tiny_repo), "--out", str(out), *FAST],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=_api_env(),
+        start_new_session=True,
+    )
     try:
         assert proc.stderr is not None
         deadline = time.monotonic() + 600
@@ -168,7 +176,10 @@ def _tests_json(task_dir: Path) -> dict[str, object]:
 
 
 def test_killed_build_resumes_after_its_last_stage(
-    killed_after_build: Path, tiny_clean: Path, tiny_repo: Path, docker_client  # type: ignore[no-untyped-def]
+    killed_after_build: Path,
+    tiny_clean: Path,
+    tiny_repo: Path,
+    docker_client,  # type: ignore[no-untyped-def]
 ) -> None:
     out = killed_after_build
     assert not (out / "tasks").exists(), "the killed run must not have packaged a task"
@@ -182,14 +193,16 @@ def test_killed_build_resumes_after_its_last_stage(
     assert _test_files(resumed) == _test_files(tiny_clean)
 
 
-def test_batch_with_a_broken_source_packages_the_rest(tiny_clean: Path, tiny_repo: Path,
-                                                      tmp_path: Path) -> None:  # fmt: skip
+def test_batch_with_a_broken_source_packages_the_rest(
+    tiny_clean: Path, tiny_repo: Path, tmp_path: Path
+) -> None:
     from taskfoundry.flows.artifacts import read_artifacts
 
     broken = make_repo(tmp_path / "broken", BROKEN)
     out = tiny_clean.parent.parent  # the tiny program's stages resume from the clean build
-    result = CliRunner().invoke(main, ["build-many", str(tiny_repo), str(broken),
-                                       "--out", str(out), "--concurrency", "2", *FAST])  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["build-many", str(tiny_repo), str(broken), "--out", str(out), "--concurrency", "2", *FAST]
+    )
     assert result.exit_code == 1, result.output
     assert f"failed: {broken}: build stage failed" in result.output, result.output
     assert (tiny_clean / "task.yaml").exists()
@@ -199,5 +212,4 @@ def test_batch_with_a_broken_source_packages_the_rest(tiny_clean: Path, tiny_rep
     assert rows[str(broken)]["status"] == "failed" and rows[str(broken)]["stage"] == "build"
     artifact = read_artifacts(["build-many-summary"])[0]  # the newest
     table = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
-    assert {(r["source"], r["status"]) for r in table} == {(str(tiny_repo), "built"),
-                                                           (str(broken), "failed")}  # fmt: skip
+    assert {(r["source"], r["status"]) for r in table} == {(str(tiny_repo), "built"), (str(broken), "failed")}

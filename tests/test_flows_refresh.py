@@ -29,7 +29,7 @@ def test_catalog_items_are_strings_or_mappings(tmp_path: Path) -> None:
         "- here\n- crate:ripgrep\n"
         "- {source: 'https://x.org/a.git#v1', executable: a, recipe: {packages: [zlib1g-dev]},\n"
         "   released_at: 2024-05-01}\n"
-    )  # fmt: skip
+    )
     here, crate, url = load_catalog(tmp_path / "cat.yaml")
     assert here.source == str((tmp_path / "here").resolve()) and crate.source == "crate:ripgrep"
     assert url.released_at == datetime(2024, 5, 1) and url.recipe == RecipeFile(packages=["zlib1g-dev"])
@@ -46,8 +46,13 @@ def test_a_bad_catalog_names_its_file(tmp_path: Path, text: str) -> None:
 
 def test_candidates_add_configured_sources_once(tmp_path: Path) -> None:
     (tmp_path / "cat.yaml").write_text("- pypi:black\n- debian:jq\n")
-    config = Config.model_validate({"orchestration": {"refresh": {
-        "catalog": str(tmp_path / "cat.yaml"), "sources": ["debian:jq", "crate:fd-find"]}}})  # fmt: skip
+    config = Config.model_validate(
+        {
+            "orchestration": {
+                "refresh": {"catalog": str(tmp_path / "cat.yaml"), "sources": ["debian:jq", "crate:fd-find"]}
+            }
+        }
+    )
     assert [c.source for c in candidates(config)] == ["pypi:black", "debian:jq", "crate:fd-find"]
 
 
@@ -65,10 +70,19 @@ def test_recipe_override_lies_over_a_copy(tmp_path: Path) -> None:
 
 def _fake_task(config: Config, repo: Path) -> Path:
     src = source_stage(str(repo), config)
-    task = TaskYaml(repository=f"{src.owner}/{src.repo}", commit=src.commit, language="c",
-                    difficulty="easy", eval_clean_hashes=[], task_id=src.task_id, difficulty_score=0,
-                    source=src.source, created_at=datetime(2025, 1, 2, tzinfo=UTC), executable="x",
-                    images=Images(task="t:task", task_cleanroom="t:task_cleanroom"))  # fmt: skip
+    task = TaskYaml(
+        repository=f"{src.owner}/{src.repo}",
+        commit=src.commit,
+        language="c",
+        difficulty="easy",
+        eval_clean_hashes=[],
+        task_id=src.task_id,
+        difficulty_score=0,
+        source=src.source,
+        created_at=datetime(2025, 1, 2, tzinfo=UTC),
+        executable="x",
+        images=Images(task="t:task", task_cleanroom="t:task_cleanroom"),
+    )
     save_yaml(config.tasks_dir / src.task_id / "task.yaml", task)
     return config.tasks_dir / src.task_id
 
@@ -79,8 +93,9 @@ def test_refresh_skips_what_is_built_and_records_dates(tmp_path: Path, prefect_h
     out = tmp_path / "out"
     task_dir = _fake_task(Config(out=out), built)
     (tmp_path / "cat.yaml").write_text("- built\n- plain\n")
-    result = CliRunner().invoke(main, ["refresh", "--catalog", str(tmp_path / "cat.yaml"),
-                                       "--out", str(out), "--no-progress"])  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["refresh", "--catalog", str(tmp_path / "cat.yaml"), "--out", str(out), "--no-progress"]
+    )
     assert result.exit_code == 1, result.output  # `plain` is no repository
     (run_file,) = (out / "runs").glob("refresh-*.json")
     rows = json.loads(run_file.read_text())["rows"]
@@ -92,11 +107,17 @@ def test_refresh_skips_what_is_built_and_records_dates(tmp_path: Path, prefect_h
 
 def test_a_version_cut_at_a_date_takes_release_else_creation_dates() -> None:
     def entry(name: str, created: int, released: int | None) -> IndexEntry:
-        return IndexEntry(task_id=name, source=name, commit="c", created_at=datetime(2025, 1, created),
-                          released_at=datetime(2024, 1, released) if released else None)  # fmt: skip
+        return IndexEntry(
+            task_id=name,
+            source=name,
+            commit="c",
+            created_at=datetime(2025, 1, created),
+            released_at=datetime(2024, 1, released) if released else None,
+        )
 
-    index = BenchmarkIndex(tasks={e.task_id: e for e in [entry("new", 5, None), entry("old", 9, 3),
-                                                          entry("later", 20, None)]})  # fmt: skip
+    index = BenchmarkIndex(
+        tasks={e.task_id: e for e in [entry("new", 5, None), entry("old", 9, 3), entry("later", 20, None)]}
+    )
     assert [e.task_id for e in as_of(index, datetime(2025, 1, 10))] == ["old", "new"]
     assert [e.task_id for e in as_of(index, datetime(2024, 6, 1, tzinfo=UTC))] == ["old"]
 

@@ -19,20 +19,37 @@ from taskfoundry.models import Images, TaskStats, TaskYaml, save_yaml
 
 
 def _task_dir(tmp_path: Path) -> Path:
-    stats = TaskStats(tests_generated=10, tests_kept=7, dropped={"dummy_pass": 2, "lint_high": 1},
-                      line_rate=0.5, lines_covered=5, lines_total=10, dummy_pass_rate=0.2,
-                      stage_seconds={"build": 3.0, "filter": 9.5})  # fmt: skip
-    task = TaskYaml(repository="o/r", commit="abcdef1234567", language="c", difficulty="easy",
-                    eval_clean_hashes=[], task_id="o__r.abcdef1", difficulty_score=0.5, source="/src",
-                    created_at=datetime(2025, 3, 4, tzinfo=UTC), executable="r",
-                    images=Images(task="n/o_1776_r.abcdef1:task",
-                                  task_cleanroom="n/o_1776_r.abcdef1:task_cleanroom"),
-                    stats=stats)  # fmt: skip
+    stats = TaskStats(
+        tests_generated=10,
+        tests_kept=7,
+        dropped={"dummy_pass": 2, "lint_high": 1},
+        line_rate=0.5,
+        lines_covered=5,
+        lines_total=10,
+        dummy_pass_rate=0.2,
+        stage_seconds={"build": 3.0, "filter": 9.5},
+    )
+    task = TaskYaml(
+        repository="o/r",
+        commit="abcdef1234567",
+        language="c",
+        difficulty="easy",
+        eval_clean_hashes=[],
+        task_id="o__r.abcdef1",
+        difficulty_score=0.5,
+        source="/src",
+        created_at=datetime(2025, 3, 4, tzinfo=UTC),
+        executable="r",
+        images=Images(task="n/o_1776_r.abcdef1:task", task_cleanroom="n/o_1776_r.abcdef1:task_cleanroom"),
+        stats=stats,
+    )
     task_dir = tmp_path / "o__r.abcdef1"
     save_yaml(task_dir / "task.yaml", task)
     (task_dir / "reports").mkdir()
-    lint = {"findings": [{"severity": "HIGH"}, {"severity": "MED"}, {"severity": "HIGH"}],
-            "assertions": [{"class": "observable"}, {"class": "recall"}]}  # fmt: skip
+    lint = {
+        "findings": [{"severity": "HIGH"}, {"severity": "MED"}, {"severity": "HIGH"}],
+        "assertions": [{"class": "observable"}, {"class": "recall"}],
+    }
     (task_dir / "reports" / "lint.json").write_text(json.dumps(lint))
     (task_dir / "reports" / "leak.json").write_text(json.dumps({"verdict": "clean"}))
     assets = {"kept": [{"path": "tests/a.bin", "reason": "binary"}], "dropped": []}
@@ -69,10 +86,15 @@ def test_artifact_keys_are_valid() -> None:
 
 
 def test_run_summary_names_each_failure_with_its_stage_and_log() -> None:
-    summary = RunSummary(flow="build-many", rows=[
-        RunRow(source="a", status="built", task_id="o__a.1", tests_kept=3, line_rate=0.25),
-        RunRow(source="b", status="failed", stage="build", error="boom", log=Path("/l/build.log")),
-    ], budget_exceeded=True, max_failures=0.2)  # fmt: skip
+    summary = RunSummary(
+        flow="build-many",
+        rows=[
+            RunRow(source="a", status="built", task_id="o__a.1", tests_kept=3, line_rate=0.25),
+            RunRow(source="b", status="failed", stage="build", error="boom", log=Path("/l/build.log")),
+        ],
+        budget_exceeded=True,
+        max_failures=0.2,
+    )
     rows = run_table(summary)
     assert rows[0]["coverage"] == "25.0%" and rows[0]["error"] == ""
     assert rows[1]["error"] == "build stage failed: boom (log: /l/build.log)"
@@ -85,8 +107,12 @@ def test_flags_override_the_file_and_out_becomes_absolute(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yaml").write_text("explorer: {seed: 3, max_probes: 5}\norchestration: {concurrency: 4}\n")
-    config = make_config(tmp_path / "c.yaml", out=Path("rel"), explorer={"max_probes": 9, "seed": None},
-                         orchestration={"concurrency": None, "max_failures": 0.5})  # fmt: skip
+    config = make_config(
+        tmp_path / "c.yaml",
+        out=Path("rel"),
+        explorer={"max_probes": 9, "seed": None},
+        orchestration={"concurrency": None, "max_failures": 0.5},
+    )
     assert config.out == tmp_path / "rel" and config.explorer.seed == 3
     assert config.explorer.max_probes == 9 and config.orchestration.concurrency == 4
     assert config.orchestration.max_failures == 0.5
@@ -96,10 +122,15 @@ def test_flags_override_the_file_and_out_becomes_absolute(
 
 def test_sources_come_from_arguments_and_files(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
-    (tmp_path / "list.txt").write_text("a  # next to the list\n\n# comment\ncrate:ripgrep\n"
-                                       "https://h/r.git#v1 # a tag\n")  # fmt: skip
+    (tmp_path / "list.txt").write_text(
+        "a  # next to the list\n\n# comment\ncrate:ripgrep\nhttps://h/r.git#v1 # a tag\n"
+    )
     assert read_sources(("x/y", str(tmp_path / "list.txt"))) == [
-        "x/y", str(tmp_path / "a"), "crate:ripgrep", "https://h/r.git#v1"]  # fmt: skip
+        "x/y",
+        str(tmp_path / "a"),
+        "crate:ripgrep",
+        "https://h/r.git#v1",
+    ]
 
 
 def test_serve_offers_refresh_on_its_cron_and_the_other_flows() -> None:

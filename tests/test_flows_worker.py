@@ -31,8 +31,7 @@ def _free_port() -> int:
 
 def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
-        return subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
+        return subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -65,25 +64,42 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     tmp_path = tmp_path_factory.mktemp("server")
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": url,
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_ENABLED": "false",
-           "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}  # fmt: skip
-    procs = [_start([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                    env, tmp_path / "server.log")]  # fmt: skip
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(tmp_path / "prefect-home"),
+        "PREFECT_API_URL": url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+    }
+    procs = [
+        _start(
+            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            env,
+            tmp_path / "server.log",
+        )
+    ]
     try:
         _wait_healthy(url, procs[0], tmp_path / "server.log")
-        subprocess.run([str(BIN / "prefect"), "work-pool", "create", POOL, "--type", "process"],
-                       env=env, check=True, capture_output=True)  # fmt: skip
-        procs.append(_start([str(BIN / "prefect"), "worker", "start", "--pool", POOL],
-                            env, tmp_path / "worker.log"))  # fmt: skip
+        subprocess.run(
+            [str(BIN / "prefect"), "work-pool", "create", POOL, "--type", "process"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        procs.append(
+            _start([str(BIN / "prefect"), "worker", "start", "--pool", POOL], env, tmp_path / "worker.log")
+        )
         yield url, env
     finally:
         for proc in reversed(procs):
             _stop(proc)
 
 
-def test_a_worker_runs_the_deployed_build_flow(server: tuple[str, dict[str, str]], tmp_path: Path,
-                                               base_image: str) -> None:  # fmt: skip
+def test_a_worker_runs_the_deployed_build_flow(
+    server: tuple[str, dict[str, str]], tmp_path: Path, base_image: str
+) -> None:
     from prefect import flow
     from prefect.deployments import run_deployment
     from prefect.settings import PREFECT_API_URL, temporary_settings
@@ -100,8 +116,12 @@ def test_a_worker_runs_the_deployed_build_flow(server: tuple[str, dict[str, str]
         # rejects (422 on the client's null limit); `to_deployment().apply()` registers the same
         deployment = deployable.to_deployment(name="build", work_pool_name=POOL)  # type: ignore[union-attr]
         deployment.apply()  # type: ignore[union-attr]
-        run = run_deployment("build-task/build", parameters={"source": str(repo), "config": config},
-                             timeout=900, poll_interval=2)  # fmt: skip
+        run = run_deployment(
+            "build-task/build",
+            parameters={"source": str(repo), "config": config},
+            timeout=900,
+            poll_interval=2,
+        )
         assert run.state is not None and run.state.is_completed(), run.state  # type: ignore[union-attr]
         artifacts = read_artifacts(flow_run_id=run.id)  # type: ignore[union-attr]
     keys = {a.key for a in artifacts}
@@ -112,14 +132,23 @@ def test_a_worker_runs_the_deployed_build_flow(server: tuple[str, dict[str, str]
     assert "tests kept" in str(table) and "leak scan" in str(table)
 
 
-
 def test_serve_registers_refresh_on_its_cron_next_to_the_other_flows(
     server: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
     url, env = server
     (tmp_path / "c.yaml").write_text("orchestration: {refresh: {cron: '17 5 * * *'}}\n")
-    proc = _start([str(BIN / "taskfoundry"), "serve", "--config", str(tmp_path / "c.yaml"),
-                   "--out", str(tmp_path / "out")], env, tmp_path / "serve.log")  # fmt: skip
+    proc = _start(
+        [
+            str(BIN / "taskfoundry"),
+            "serve",
+            "--config",
+            str(tmp_path / "c.yaml"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        env,
+        tmp_path / "serve.log",
+    )
     try:
         names, cron = _served(url, proc, tmp_path / "serve.log")
     finally:
@@ -134,8 +163,10 @@ def _served(url: str, proc: subprocess.Popen[bytes], log: Path) -> tuple[set[str
     while time.monotonic() < deadline:
         assert proc.poll() is None, log.read_text()[-3000:]
         found = httpx.post(f"{url}/deployments/filter", json={"limit": 50, "offset": 0}, timeout=10).json()
-        flows = {f["id"]: f["name"] for f in httpx.post(f"{url}/flows/filter", json={"limit": 50,
-                 "offset": 0}, timeout=10).json()}  # fmt: skip
+        flows = {
+            f["id"]: f["name"]
+            for f in httpx.post(f"{url}/flows/filter", json={"limit": 50, "offset": 0}, timeout=10).json()
+        }
         names = {f"{flows.get(d['flow_id'])}/{d['name']}" for d in found}
         refresh = [d for d in found if d["name"] == "refresh"]
         if refresh and len(names) >= 4:

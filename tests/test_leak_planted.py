@@ -66,7 +66,8 @@ FUNCTION = textwrap.dedent("""\
         return in_word;
     }
     """)
-SOURCE = textwrap.dedent("""\
+SOURCE = (
+    textwrap.dedent("""\
     /* tally: count lines, words and characters of standard input. */
     #include <ctype.h>
     #include <stdio.h>
@@ -81,7 +82,9 @@ SOURCE = textwrap.dedent("""\
         size_t lines, words, chars, special, longest;
     };
 
-    """) + FUNCTION + textwrap.dedent("""\
+    """)
+    + FUNCTION
+    + textwrap.dedent("""\
 
     int main(int argc, char **argv)
     {
@@ -100,6 +103,7 @@ SOURCE = textwrap.dedent("""\
         return 0;
     }
     """)
+)
 README = textwrap.dedent("""\
     # tally
 
@@ -124,8 +128,13 @@ HIDDEN_TEST = textwrap.dedent("""\
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("tally")
-    files = {"src/tally.c": SOURCE, "README.md": README, "tests/expected/counts.out": EXPECTED,
-             "tests/test_cli.py": HIDDEN_TEST, "Makefile": "tally: src/tally.c\n\tcc -O2 -o $@ $<\n"}
+    files = {
+        "src/tally.c": SOURCE,
+        "README.md": README,
+        "tests/expected/counts.out": EXPECTED,
+        "tests/test_cli.py": HIDDEN_TEST,
+        "Makefile": "tally: src/tally.c\n\tcc -O2 -o $@ $<\n",
+    }
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
@@ -195,19 +204,25 @@ def test_source_by_extension_build_file_and_copy_of_a_source_file(
 
 
 def test_target_and_build_trees(box: DockerSandbox, image: tuple[str, str]) -> None:
-    _worker(box, "mkdir -p target/release/deps && echo x > target/release/deps/tally-1.d"
-                 " && mkdir -p /tmp/build/CMakeFiles && echo y > /tmp/build/CMakeFiles/Makefile2")
+    _worker(
+        box,
+        "mkdir -p target/release/deps && echo x > target/release/deps/tally-1.d"
+        " && mkdir -p /tmp/build/CMakeFiles && echo y > /tmp/build/CMakeFiles/Makefile2",
+    )
     report = _scan(box, image, None)
     assert _kinds(report, "/workspace/target") == {"build_tree"}
     assert _kinds(report, "/tmp/build") == {"build_tree"}
 
 
 def test_cargo_and_go_caches(box: DockerSandbox, image: tuple[str, str]) -> None:
-    _worker(box, "cd ~ && mkdir -p .cargo/registry/src/index/itoa-1.0.0 .cache/go-build/ab"
-                 " go/pkg/mod/example.com/lib@v1.0.0"
-                 " && echo 'pub fn f() {}' > .cargo/registry/src/index/itoa-1.0.0/lib.rs"
-                 " && echo obj > .cache/go-build/ab/abcdef-d"
-                 " && echo 'package lib' > go/pkg/mod/example.com/lib@v1.0.0/lib.go")
+    _worker(
+        box,
+        "cd ~ && mkdir -p .cargo/registry/src/index/itoa-1.0.0 .cache/go-build/ab"
+        " go/pkg/mod/example.com/lib@v1.0.0"
+        " && echo 'pub fn f() {}' > .cargo/registry/src/index/itoa-1.0.0/lib.rs"
+        " && echo obj > .cache/go-build/ab/abcdef-d"
+        " && echo 'package lib' > go/pkg/mod/example.com/lib@v1.0.0/lib.go",
+    )
     report = _scan(box, image, None)
     assert _kinds(report, "/home/worker/.cargo") == {"build_cache"}
     assert _kinds(report, "/home/worker/.cache") == {"build_cache"}
@@ -221,9 +236,12 @@ def test_readable_copy_of_the_binary(box: DockerSandbox, image: tuple[str, str])
 
 
 def test_gold_on_path_and_preloaded(box: DockerSandbox, image: tuple[str, str]) -> None:
-    _root(box, "cp /workspace/executable /usr/local/bin/tally && chmod 111 /usr/local/bin/tally"
-               " && ln -s /workspace/executable /usr/local/bin/t2"
-               " && echo /workspace/executable > /etc/ld.so.preload")
+    _root(
+        box,
+        "cp /workspace/executable /usr/local/bin/tally && chmod 111 /usr/local/bin/tally"
+        " && ln -s /workspace/executable /usr/local/bin/t2"
+        " && echo /workspace/executable > /etc/ld.so.preload",
+    )
     report = _scan(box, image, None)
     assert _kinds(report, "/usr/local/bin/tally") == {"binary_copy", "gold_on_path"}
     assert _kinds(report, "/usr/local/bin/t2") == {"gold_on_path"}
@@ -238,15 +256,21 @@ def test_readable_or_worker_owned_gold(box: DockerSandbox, image: tuple[str, str
 
 
 def test_original_git_elsewhere(box: DockerSandbox, image: tuple[str, str]) -> None:
-    _root(box, "mkdir -p /opt/tally && cd /opt/tally && git init -q && echo hi > a"
-               " && git add a && git -c user.name=Jane -c user.email=j@x commit -qm one")
+    _root(
+        box,
+        "mkdir -p /opt/tally && cd /opt/tally && git init -q && echo hi > a"
+        " && git add a && git -c user.name=Jane -c user.email=j@x commit -qm one",
+    )
     report = _scan(box, image, None)
     assert _kinds(report, "/opt/tally/.git") == {"foreign_git"}
 
 
 def test_workspace_git_with_history(box: DockerSandbox, image: tuple[str, str]) -> None:
-    _worker(box, "git remote add origin https://example.com/tally.git && echo more >> README.md"
-                 " && git -c user.name='Jane Dev' -c user.email=jane@example.com commit -qam two")
+    _worker(
+        box,
+        "git remote add origin https://example.com/tally.git && echo more >> README.md"
+        " && git -c user.name='Jane Dev' -c user.email=jane@example.com commit -qam two",
+    )
     report = _scan(box, image, None)
     kinds = _kinds(report, "/workspace/.git")
     assert {"git_history", "git_author", "git_remote"} <= kinds
@@ -295,16 +319,22 @@ def test_other_users_proc_is_checked(box: DockerSandbox) -> None:
 
 
 def test_audit_command_exit_codes(
-    docker_client, image: tuple[str, str], source: Path, tmp_path: Path  # type: ignore[no-untyped-def]
+    docker_client,
+    image: tuple[str, str],
+    source: Path,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     runner = CliRunner()
     clean = runner.invoke(audit_command, [image[0], "--source", str(source)])
     assert clean.exit_code == 0 and ": clean, 0 findings" in clean.output, clean.output
-    (tmp_path / "Dockerfile").write_text(f"FROM {image[0]}\nUSER root\n"
-                                         "RUN cp /workspace/executable /tmp/copy && chmod 644 /tmp/copy\n"
-                                         "USER worker\n")  # fmt: skip
-    leaky, _ = build_image(docker_client, tmp_path, "taskfoundry-test/leak-tally-leaky",
-                           tmp_path / "build.log", stage="test")  # fmt: skip
+    (tmp_path / "Dockerfile").write_text(
+        f"FROM {image[0]}\nUSER root\n"
+        "RUN cp /workspace/executable /tmp/copy && chmod 644 /tmp/copy\n"
+        "USER worker\n"
+    )
+    leaky, _ = build_image(
+        docker_client, tmp_path, "taskfoundry-test/leak-tally-leaky", tmp_path / "build.log", stage="test"
+    )
     res = runner.invoke(audit_command, [leaky, "--gold-sha256", image[1]])
     assert res.exit_code == 1 and "binary_copy" in res.output and "/tmp/copy" in res.output
     assert "leaky, 1 findings" in res.output

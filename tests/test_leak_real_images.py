@@ -45,8 +45,7 @@ def test_real_cleanroom_is_clean_and_has_usage_text(docker_client, name: str) ->
         pytest.skip(f"no cleanroom image of examples/{name} (taskfoundry build examples/{name})")
     with DockerSandbox(image, client=docker_client) as box:
         gold = hashlib.sha256(box.get_file("/workspace/executable")).hexdigest()
-        usage = box.exec("ls /workspace/docs/usage/*.txt && cat /workspace/docs/usage/*.txt",
-                         timeout=60)  # fmt: skip
+        usage = box.exec("ls /workspace/docs/usage/*.txt && cat /workspace/docs/usage/*.txt", timeout=60)
         # as the cleanroom stage does: the test assets it copied are there on purpose (the
         # examples install no runtime data)
         kept, _ = select_assets(EXAMPLES / name)

@@ -38,8 +38,13 @@ def test_docs_data_and_expected_outputs_do_not_parse_as_source(name: str) -> Non
 
 
 def test_prose_and_config_that_parse_as_expressions_are_not_source() -> None:
-    for text in ("a, b, c\n1, 2, 3\n", "max_width = 100\nedition = 2021\n", "hello\n", "",
-                 "# Title\n\nSome words here.\n"):  # fmt: skip
+    for text in (
+        "a, b, c\n1, 2, 3\n",
+        "max_width = 100\nedition = 2021\n",
+        "hello\n",
+        "",
+        "# Title\n\nSome words here.\n",
+    ):
         assert shingles.parse_as_source(text.encode()) is None, text
 
 
@@ -53,8 +58,9 @@ def test_source_and_doc_lexers_agree_on_the_source_itself(name: str) -> None:
         assert ts_tokens == [t for t, _ in shingles.text_tokens(data.decode(), lang)], path
 
 
-@pytest.mark.parametrize(("name", "rel"), [("csvq", "src/csv.c"), ("logsum", "parse.go"),
-                                           ("rcalc", "src/parser.rs")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "rel"), [("csvq", "src/csv.c"), ("logsum", "parse.go"), ("rcalc", "src/parser.rs")]
+)
 def test_forty_lines_pasted_into_the_readme_are_found(name: str, rel: str) -> None:
     index = shingles.build_index(EXAMPLES / name)
     lines = (EXAMPLES / name / rel).read_text().splitlines()

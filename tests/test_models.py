@@ -17,16 +17,23 @@ from taskfoundry.models import (
     load_yaml_model,
     save_json,
     save_yaml,
-)  # fmt: skip
+)
 
 
 def _task() -> TaskYaml:
     return TaskYaml(
-        repository="o/r", commit="a" * 40, language="c", difficulty="easy",
-        eval_clean_hashes=["b" * 64], task_id="o__r.aaaaaaa", difficulty_score=1.2,
-        source="/x", created_at=datetime(2026, 1, 1, tzinfo=UTC), executable="r",
+        repository="o/r",
+        commit="a" * 40,
+        language="c",
+        difficulty="easy",
+        eval_clean_hashes=["b" * 64],
+        task_id="o__r.aaaaaaa",
+        difficulty_score=1.2,
+        source="/x",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        executable="r",
         images=Images(task="ns/o_1776_r.aaaaaaa:task", task_cleanroom="ns/o_1776_r.aaaaaaa:task_cleanroom"),
-    )  # fmt: skip
+    )
 
 
 def test_task_yaml_round_trip(tmp_path: Path) -> None:

@@ -45,8 +45,13 @@ def test_yaml_overrides_detection(tmp_path: Path) -> None:
 
 
 def test_yaml_packages_and_coverage_override(tmp_path: Path) -> None:
-    _tree(tmp_path, {"CMakeLists.txt": "project(z C)\nadd_executable(z z.c)\n",
-                     "taskfoundry.yaml": "packages: [zlib1g-dev]\ncoverage: none\n"})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(z C)\nadd_executable(z z.c)\n",
+            "taskfoundry.yaml": "packages: [zlib1g-dev]\ncoverage: none\n",
+        },
+    )
     recipe = detect_recipe(tmp_path)
     assert (recipe.kind, recipe.packages, recipe.coverage) == ("cmake", ["zlib1g-dev"], "none")
 
@@ -72,7 +77,8 @@ def test_no_build_system_names_the_stage(tmp_path: Path) -> None:
 def test_declared_recipe_alone_is_enough(tmp_path: Path) -> None:
     (tmp_path / "taskfoundry.yaml").write_text(
         "language: c\nbuild: ['cc -o t t.c']\ncoverage_build: ['cc --coverage -o t t.c']\n"
-        "executable: t\ncoverage_executable: t\ncoverage: gcov\n")
+        "executable: t\ncoverage_executable: t\ncoverage: gcov\n"
+    )
     assert detect_recipe(tmp_path).kind == "declared"
 
 
@@ -83,10 +89,15 @@ def test_build_script_ends_with_executable() -> None:
 
 
 def test_cmake_picks_the_program_named_like_the_project(tmp_path: Path) -> None:
-    _tree(tmp_path, {"CMakeLists.txt": "project(tool C)\nadd_subdirectory(src)\n",
-                     "src/CMakeLists.txt": "add_executable(helper h.c)\n"
-                     "add_executable(${PROJECT_NAME} m.c)\n",
-                     "tests/CMakeLists.txt": "add_executable(runner t.c)\n", "src/m.c": ""})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(tool C)\nadd_subdirectory(src)\n",
+            "src/CMakeLists.txt": "add_executable(helper h.c)\nadd_executable(${PROJECT_NAME} m.c)\n",
+            "tests/CMakeLists.txt": "add_executable(runner t.c)\n",
+            "src/m.c": "",
+        },
+    )
     recipe = detect_recipe(tmp_path)
     assert (recipe.kind, recipe.language, recipe.executable) == ("cmake", "c", "executable")
     assert "--target tool" in recipe.build[1] and "-name 'tool'" in recipe.build[2]
@@ -117,8 +128,14 @@ def test_meson_out_of_tree_coverage(tmp_path: Path) -> None:
 
 
 def test_autotools_with_and_without_configure(tmp_path: Path) -> None:
-    _tree(tmp_path, {"configure.ac": "AC_INIT([greet], [1.0])\n", "Makefile.am": "SUBDIRS = src\n",
-                     "src/Makefile.am": "bin_PROGRAMS = greet greet-admin\n"})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "configure.ac": "AC_INIT([greet], [1.0])\n",
+            "Makefile.am": "SUBDIRS = src\n",
+            "src/Makefile.am": "bin_PROGRAMS = greet greet-admin\n",
+        },
+    )
     recipe = detect_recipe(tmp_path)
     assert recipe.kind == "autotools" and recipe.build[0] == "autoreconf -fi"
     assert "--disable-shared" in recipe.build[1] and "-name 'greet'" in recipe.build[3]
@@ -136,10 +153,17 @@ def test_hand_written_configure_gets_no_autoconf_options(tmp_path: Path) -> None
 
 
 def test_cargo_bins_and_workspace(tmp_path: Path) -> None:
-    _tree(tmp_path, {"Cargo.toml": "[workspace]\nmembers = ['crates/*']\n",
-                     "crates/core/Cargo.toml": "[package]\nname = 'core'\n", "crates/core/src/lib.rs": "",
-                     "crates/cli/Cargo.toml": "[package]\nname = 'mytool'\n",
-                     "crates/cli/src/main.rs": "", "crates/cli/src/bin/extra.rs": ""})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "Cargo.toml": "[workspace]\nmembers = ['crates/*']\n",
+            "crates/core/Cargo.toml": "[package]\nname = 'core'\n",
+            "crates/core/src/lib.rs": "",
+            "crates/cli/Cargo.toml": "[package]\nname = 'mytool'\n",
+            "crates/cli/src/main.rs": "",
+            "crates/cli/src/bin/extra.rs": "",
+        },
+    )
     recipe = detect_recipe(tmp_path, package="mytool")
     assert recipe.executable == "target/release/mytool"
     with pytest.raises(StageError, match=r"several programs \(mytool, extra\)"):
@@ -147,17 +171,29 @@ def test_cargo_bins_and_workspace(tmp_path: Path) -> None:
 
 
 def test_go_program_under_cmd(tmp_path: Path) -> None:
-    _tree(tmp_path, {"go.mod": "module example.com/kit/v2\n", "lib.go": "package kit\n",
-                     "cmd/kit/main.go": "package main\n", "cmd/kit/main_test.go": "package main\n",
-                     "vendor/modules.txt": ""})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "go.mod": "module example.com/kit/v2\n",
+            "lib.go": "package kit\n",
+            "cmd/kit/main.go": "package main\n",
+            "cmd/kit/main_test.go": "package main\n",
+            "vendor/modules.txt": "",
+        },
+    )
     recipe = detect_recipe(tmp_path)
     assert recipe.build == ["GOPROXY=off GOFLAGS=-mod=vendor go build -trimpath -o kit ./cmd/kit"]
 
 
 def test_python_console_script(tmp_path: Path) -> None:
-    _tree(tmp_path, {"pyproject.toml": "[project]\nname = 'Hello-Tool'\n[project.scripts]\n"
-                     "hello-tool = 'hello_tool.cli:main'\nhelper = 'hello_tool.cli:aux'\n",
-                     "src/hello_tool/cli.py": ""})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[project]\nname = 'Hello-Tool'\n[project.scripts]\n"
+            "hello-tool = 'hello_tool.cli:main'\nhelper = 'hello_tool.cli:aux'\n",
+            "src/hello_tool/cli.py": "",
+        },
+    )
     recipe = detect_recipe(tmp_path)
     assert (recipe.kind, recipe.coverage, recipe.source_visible) == ("python", "python", True)
     assert "-m hello_tool.cli:main -o executable" in recipe.build[2]
@@ -166,9 +202,14 @@ def test_python_console_script(tmp_path: Path) -> None:
 
 
 def test_python_setup_cfg_and_setup_py(tmp_path: Path) -> None:
-    _tree(tmp_path, {"setup.cfg": "[metadata]\nname = fmt\n[options.entry_points]\nconsole_scripts =\n"
-                     "    fmtx = fmt.main:run\n",
-                     "setup.py": "from setuptools import setup\nsetup()\n"})  # fmt: skip
+    _tree(
+        tmp_path,
+        {
+            "setup.cfg": "[metadata]\nname = fmt\n[options.entry_points]\nconsole_scripts =\n"
+            "    fmtx = fmt.main:run\n",
+            "setup.py": "from setuptools import setup\nsetup()\n",
+        },
+    )
     assert "-m fmt.main:run" in detect_recipe(tmp_path).build[2]
     (tmp_path / "setup.cfg").unlink()
     (tmp_path / "setup.py").write_text("setup(entry_points={'console_scripts': ['sq = sq.cli:go']})\n")

@@ -55,8 +55,9 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def task(docker_client: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
-         ) -> tuple[BuildStage, CleanroomStage]:  # fmt: skip
+def task(
+    docker_client: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[BuildStage, CleanroomStage]:
     tmp = tmp_path_factory.mktemp("banner")
     repo = make_repo(tmp / "banner", FILES)
     config = Config(out=tmp / "out", namespace="taskfoundry-test")

@@ -60,5 +60,6 @@ def test_snapshot_commit_is_deterministic(tmp_path: Path, monkeypatch: pytest.Mo
 def _ls(repo: Path) -> str:
     import subprocess
 
-    return subprocess.run(["git", "-c", "safe.directory=*", "ls-files"], cwd=repo, capture_output=True,
-                          text=True, check=True).stdout  # fmt: skip
+    return subprocess.run(
+        ["git", "-c", "safe.directory=*", "ls-files"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout

@@ -65,27 +65,38 @@ def fake() -> Iterator[FakeRegistry]:
 
 
 def _config(fake: FakeRegistry, tmp: Path) -> SourceConfig:
-    return SourceConfig(pypi=PyPIConfig(json_api=f"{fake.url}/pypi"),
-                        crates=CratesConfig(index=f"{fake.url}/index", max_rust_version="1.85"),
-                        debian=DebianConfig(mirror=f"{fake.url}/debian", suite="fake", trusted=True),
-                        cache_dir=tmp / "cache")  # fmt: skip
+    return SourceConfig(
+        pypi=PyPIConfig(json_api=f"{fake.url}/pypi"),
+        crates=CratesConfig(index=f"{fake.url}/index", max_rust_version="1.85"),
+        debian=DebianConfig(mirror=f"{fake.url}/debian", suite="fake", trusted=True),
+        cache_dir=tmp / "cache",
+    )
 
 
 def _sdist(fake: FakeRegistry, version: str, sha: str | None = None) -> dict[str, object]:
-    data = _tarball(f"demo-{version}", {"pyproject.toml": "[project]\nname='demo'\n",
-                                         "demo.py": f"V = '{version}'\n"})  # fmt: skip
+    data = _tarball(
+        f"demo-{version}", {"pyproject.toml": "[project]\nname='demo'\n", "demo.py": f"V = '{version}'\n"}
+    )
     fake.files[f"/files/demo-{version}.tar.gz"] = data
-    return {"packagetype": "sdist", "filename": f"demo-{version}.tar.gz", "yanked": False,
-            "url": f"{fake.url}/files/demo-{version}.tar.gz", "upload_time_iso_8601": f"2024-0{version[0]}",
-            "digests": {"sha256": sha or hashlib.sha256(data).hexdigest()}}  # fmt: skip
+    return {
+        "packagetype": "sdist",
+        "filename": f"demo-{version}.tar.gz",
+        "yanked": False,
+        "url": f"{fake.url}/files/demo-{version}.tar.gz",
+        "upload_time_iso_8601": f"2024-0{version[0]}",
+        "digests": {"sha256": sha or hashlib.sha256(data).hexdigest()},
+    }
 
 
 def _pypi(fake: FakeRegistry, latest_has_sdist: bool = True) -> None:
     one, two = _sdist(fake, "1.0"), _sdist(fake, "2.0")
     wheel = {"packagetype": "bdist_wheel", "filename": "demo-2.0-py3-none-any.whl"}
     latest = [wheel, two] if latest_has_sdist else [wheel]
-    meta = {"info": {"name": "demo", "version": "2.0"}, "urls": latest,
-            "releases": {"1.0": [one], "2.0": latest}}  # fmt: skip
+    meta = {
+        "info": {"name": "demo", "version": "2.0"},
+        "urls": latest,
+        "releases": {"1.0": [one], "2.0": latest},
+    }
     fake.files["/pypi/demo/json"] = json.dumps(meta).encode()
 
 
@@ -109,8 +120,11 @@ def test_pypi_pinned_version_and_wheel_only_latest(fake: FakeRegistry, tmp_path:
 
 
 def test_pypi_digest_mismatch_is_refused(fake: FakeRegistry, tmp_path: Path) -> None:
-    meta = {"info": {"name": "demo", "version": "1.0"}, "urls": [_sdist(fake, "1.0", sha="0" * 64)],
-            "releases": {}}  # fmt: skip
+    meta = {
+        "info": {"name": "demo", "version": "1.0"},
+        "urls": [_sdist(fake, "1.0", sha="0" * 64)],
+        "releases": {},
+    }
     fake.files["/pypi/demo/json"] = json.dumps(meta).encode()
     with pytest.raises(StageError, match="does not match the registry"):
         resolve_source("pypi:demo", tmp_path, _config(fake, tmp_path))
@@ -121,11 +135,23 @@ def _crates(fake: FakeRegistry) -> None:
     fake.files["/index/config.json"] = json.dumps({"dl": f"{fake.url}/dl"}).encode()
     lines = []
     for version, rust in (("0.1.0", "1.60"), ("0.2.0", "1.80"), ("0.3.0", "1.99"), ("0.4.0-rc1", None)):
-        data = _tarball(f"democli-{version}", {"Cargo.toml": "[package]\nname='democli'\n",
-                                               "src/main.rs": "fn main() {}\n"})  # fmt: skip
+        data = _tarball(
+            f"democli-{version}",
+            {"Cargo.toml": "[package]\nname='democli'\n", "src/main.rs": "fn main() {}\n"},
+        )
         fake.files[f"/dl/democli/{version}/download"] = data
-        lines.append(json.dumps({"name": "democli", "vers": version, "yanked": False, "deps": [],
-                                 "cksum": hashlib.sha256(data).hexdigest(), "rust_version": rust}))
+        lines.append(
+            json.dumps(
+                {
+                    "name": "democli",
+                    "vers": version,
+                    "yanked": False,
+                    "deps": [],
+                    "cksum": hashlib.sha256(data).hexdigest(),
+                    "rust_version": rust,
+                }
+            )
+        )
     fake.files["/index/de/mo/democli"] = "\n".join(lines).encode()
 
 
@@ -153,15 +179,18 @@ def _debian(fake: FakeRegistry) -> None:
         files = [(f"{name}_1.0-1.dsc", dsc), (f"{name}_1.0.orig.tar.gz", orig)]
         sums = "".join(f" {hashlib.sha256(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
         md5 = "".join(f" {hashlib.md5(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
-        stanzas.append(f"Package: {name}\nBinary: {name}\nVersion: 1.0-1\nMaintainer: t <t@t>\n"
-                       f"Architecture: any\nFormat: 3.0 (quilt)\nDirectory: {pool}\nFiles:\n{md5}"
-                       f"Checksums-Sha256:\n{sums}")  # fmt: skip
+        stanzas.append(
+            f"Package: {name}\nBinary: {name}\nVersion: 1.0-1\nMaintainer: t <t@t>\n"
+            f"Architecture: any\nFormat: 3.0 (quilt)\nDirectory: {pool}\nFiles:\n{md5}"
+            f"Checksums-Sha256:\n{sums}"
+        )
     sources = "\n".join(stanzas).encode()
     fake.files["/debian/dists/fake/main/source/Sources"] = sources
     fake.files["/debian/dists/fake/Release"] = (
         "Origin: fake\nSuite: fake\nCodename: fake\nComponents: main\nArchitectures: amd64 source\n"
         "Date: Sat, 01 Jan 2000 00:00:00 UTC\nSHA256:\n"
-        f" {hashlib.sha256(sources).hexdigest()} {len(sources)} main/source/Sources\n").encode()
+        f" {hashlib.sha256(sources).hexdigest()} {len(sources)} main/source/Sources\n"
+    ).encode()
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="debian sources need apt-get")

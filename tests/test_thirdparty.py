@@ -49,8 +49,16 @@ def test_probe_runner_reads_python_coverage_in_process(tmp_path: Path) -> None:
     covdir.mkdir()
     script = root / "pkg" / "main.py"
     script.write_text("import sys\n\nif len(sys.argv) > 5:\n    print('many')\nprint('done')\n")
-    argv = [sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile=/dev/null",
-            f"--data-file={covdir}/.coverage", str(script)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "coverage",
+        "run",
+        "--parallel-mode",
+        "--rcfile=/dev/null",
+        f"--data-file={covdir}/.coverage",
+        str(script),
+    ]
     subprocess.run(argv, check=True, capture_output=True)
     found = [str(p) for p in covdir.glob(".coverage.*")]
     covered, total = probe_runner.read_python_data({"cov_root": str(root)}, found)

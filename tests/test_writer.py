@@ -12,8 +12,7 @@ from taskfoundry.testgen.writer import render_tests
 
 
 def _kept(args: tuple[str, ...], code: int, out: str, err: str = "", **kw: object) -> Kept:
-    probe = Probe(args, stdin=str(kw.get("stdin", "")),
-                  files=tuple(kw.get("files", {}).items()))  # type: ignore[attr-defined]
+    probe = Probe(args, stdin=str(kw.get("stdin", "")), files=tuple(kw.get("files", {}).items()))  # type: ignore[attr-defined]
     files = kw.get("written", {})
     outcome = Outcome(code, out, err, False, False, files)  # type: ignore[arg-type]
     return Kept(probe, outcome, "f")
@@ -84,8 +83,13 @@ def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  #
     for name, source in files.items():
         (tests / name).write_text(source)
     env = {"TF_EXECUTABLE": shutil.which("od") or "/usr/bin/od", "PATH": "/usr/bin:/bin"}
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
-                         cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     assert dummy_passing(Probe((), stdin=b"hi\n"), Outcome(0, "hi\n", "", False, False, {}), "") == "cat"
     assert dummy_passing(Probe((), stdin=b"\xff"), Outcome(0, "", "", False, False, {}), "") == "silent"

@@ -72,9 +72,7 @@ class AnthropicModel:
 
 
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [
-        {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
-    ]
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
 
 
 def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -112,7 +110,5 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
         # A malformed call cannot be replayed as sent: `input` must be an object.
-        blocks.append(
-            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-        )
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
     return blocks or [{"type": "text", "text": "(empty)"}]

@@ -35,21 +35,15 @@ class ModelConfig(BaseModel):
 
     provider: Provider = Field(description="API format: `openai` (chat completions) or `anthropic`")
     model: str = Field(description="model name sent to the API, and the key in `prices`")
-    base_url: str | None = Field(
-        default=None, description="API base URL; None means the SDK's default"
-    )
+    base_url: str | None = Field(default=None, description="API base URL; None means the SDK's default")
     api_key_env: str | None = Field(
         default=None,
         description="environment variable holding the API key; None: the provider's usual one",
     )
-    max_retries: int = Field(
-        default=4, ge=0, description="SDK retries on 408/409/429/5xx, backing off"
-    )
+    max_retries: int = Field(default=4, ge=0, description="SDK retries on 408/409/429/5xx, backing off")
     timeout: float = Field(default=300.0, gt=0, description="seconds per HTTP request")
     max_tokens: int = Field(default=8192, gt=0, description="cap on output tokens per turn")
-    temperature: float | None = Field(
-        default=None, description="sampling temperature; None: the default"
-    )
+    temperature: float | None = Field(default=None, description="sampling temperature; None: the default")
     prices: dict[str, Price] = Field(
         default_factory=dict, description="price per model name; the configured model must be here"
     )

@@ -57,9 +57,7 @@ def openai_reply(turn: FakeTurn, n: int, model: str) -> dict[str, Any]:
             "type": "function",
             "function": {
                 "name": c.name,
-                "arguments": c.arguments
-                if isinstance(c.arguments, str)
-                else json.dumps(c.arguments),
+                "arguments": c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments),
             },
         }
         for i, c in enumerate(turn.tool_calls)
@@ -72,9 +70,7 @@ def openai_reply(turn: FakeTurn, n: int, model: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": {
             "prompt_tokens": turn.input_tokens,
             "completion_tokens": turn.output_tokens,

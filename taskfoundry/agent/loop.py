@@ -169,9 +169,7 @@ class _Run:
         summary: str | None = None
         for call in calls:
             if summary is not None:
-                obs = Observation(
-                    tool_call_id=call.id, tool=call.name, output=AFTER_SUBMIT, is_error=True
-                )
+                obs = Observation(tool_call_id=call.id, tool=call.name, output=AFTER_SUBMIT, is_error=True)
             elif call.name == SUBMIT and not call.malformed:
                 summary = str(call.arguments.get("summary", ""))
                 obs = Observation(tool_call_id=call.id, tool=call.name, output="submitted")

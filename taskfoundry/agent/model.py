@@ -30,9 +30,7 @@ class ToolCall(BaseModel):
     id: str = Field(description="the provider's call id; tool results refer to it")
     name: str = Field(description="name of the tool called")
     arguments: dict[str, Any] = Field(default_factory=dict, description="parsed arguments")
-    raw_arguments: str | None = Field(
-        default=None, description="arguments as sent, when not a JSON object"
-    )
+    raw_arguments: str | None = Field(default=None, description="arguments as sent, when not a JSON object")
     error: str | None = Field(default=None, description="why the arguments could not be parsed")
 
     @property
@@ -102,9 +100,7 @@ def parse_arguments(call_id: str, name: str, raw: object) -> ToolCall:
             return ToolCall(id=call_id, name=name, raw_arguments=raw, error=f"invalid JSON: {exc}")
     if not isinstance(value, dict):
         text = raw if isinstance(raw, str) else json.dumps(raw)
-        return ToolCall(
-            id=call_id, name=name, raw_arguments=text, error="arguments must be a JSON object"
-        )
+        return ToolCall(id=call_id, name=name, raw_arguments=text, error="arguments must be a JSON object")
     return ToolCall(id=call_id, name=name, arguments=value)
 
 

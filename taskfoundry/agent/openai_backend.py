@@ -24,9 +24,7 @@ log = logging.getLogger(__name__)
 class OpenAIModel:
     """A `Model` over the OpenAI chat-completions API (or any server speaking it)."""
 
-    def __init__(
-        self, config: ModelConfig, *, api_key: str, client: openai.OpenAI | None = None
-    ) -> None:
+    def __init__(self, config: ModelConfig, *, api_key: str, client: openai.OpenAI | None = None) -> None:
         self.config = config
         self.name = config.model
         self._price = config.price()

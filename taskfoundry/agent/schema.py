@@ -22,12 +22,8 @@ class AgentConfig(BaseModel):
     """Budgets and limits of one agent run. A budget of None is unlimited."""
 
     step_limit: int | None = Field(default=50, ge=1, description="model calls before the run stops")
-    cost_limit: float | None = Field(
-        default=5.0, gt=0, description="USD spent before the run stops"
-    )
-    time_limit: float | None = Field(
-        default=3600.0, gt=0, description="wall-clock seconds for the run"
-    )
+    cost_limit: float | None = Field(default=5.0, gt=0, description="USD spent before the run stops")
+    time_limit: float | None = Field(default=3600.0, gt=0, description="wall-clock seconds for the run")
     bash_timeout: float = Field(default=120.0, gt=0, description="seconds one bash command may run")
     output_limit: int = Field(default=10_000, ge=200, description="characters of tool output shown")
     max_revisions: int = Field(default=3, ge=0, description="feedback rounds after a submit")
@@ -48,9 +44,7 @@ class AgentTask(BaseModel):
     tests_dir: str = Field(description="sandbox directory the agent writes pytest files into")
     workdir: str = Field(description="sandbox directory bash commands start in")
     context: str = Field(default="", description="where the source, docs and existing tests are")
-    instructions: str = Field(
-        default="", description="extra instructions appended to the task prompt"
-    )
+    instructions: str = Field(default="", description="extra instructions appended to the task prompt")
 
 
 class Observation(BaseModel):

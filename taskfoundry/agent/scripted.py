@@ -62,9 +62,7 @@ def call(
 ) -> Turn:
     """A turn with one well-formed tool call: `call("bash", command="ls")`."""
     tool_call = ToolCall(id=f"scripted_{next(_ids)}", name=name, arguments=args)
-    return Turn(
-        text=text, tool_calls=[tool_call], usage=_usage(cost, tokens), stop_reason="tool_calls"
-    )
+    return Turn(text=text, tool_calls=[tool_call], usage=_usage(cost, tokens), stop_reason="tool_calls")
 
 
 def bash(command: str, *, cost: float = 0.0) -> Turn:

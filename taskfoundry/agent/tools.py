@@ -30,9 +30,7 @@ class CoverageFeedback(BaseModel):
     ) -> CoverageFeedback:
         """From missed line numbers per file, shown as ranges (`a.c:3-5`, `a.c:9`)."""
         uncovered = [
-            f"{name}:{span}"
-            for name in sorted(missed)
-            for span in _ranges(sorted(set(missed[name])))
+            f"{name}:{span}" for name in sorted(missed) for span in _ranges(sorted(set(missed[name])))
         ]
         return cls(percent=percent, uncovered=uncovered, detail=detail)
 
@@ -121,9 +119,7 @@ class Toolbox:
         return self._bash(call, command, time_left)
 
     def _bash(self, call: ToolCall, command: str, time_left: float | None) -> Observation:
-        timeout = (
-            self.bash_timeout if time_left is None else max(1.0, min(self.bash_timeout, time_left))
-        )
+        timeout = self.bash_timeout if time_left is None else max(1.0, min(self.bash_timeout, time_left))
         result = self.sandbox.exec(command, timeout=timeout, workdir=self.workdir)
         notes = [f"exit code: {result.exit_code}"]
         if result.timed_out:
@@ -131,9 +127,7 @@ class Toolbox:
         if result.truncated:
             notes.append("output was cut at the sandbox's cap")
         body = "\n".join(notes) + "\n" + result.text()
-        return Observation(
-            tool_call_id=call.id, tool=call.name, output=truncate(body, self.output_limit)
-        )
+        return Observation(tool_call_id=call.id, tool=call.name, output=truncate(body, self.output_limit))
 
     def _coverage(self, call: ToolCall) -> Observation:
         assert self.coverage is not None
@@ -152,6 +146,4 @@ class Toolbox:
 
 
 def _error(call: ToolCall, message: str) -> Observation:
-    return Observation(
-        tool_call_id=call.id, tool=call.name, output=f"error: {message}", is_error=True
-    )
+    return Observation(tool_call_id=call.id, tool=call.name, output=f"error: {message}", is_error=True)

@@ -23,25 +23,121 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 SKIP_ROOTS = ("/proc", "/sys", "/dev")
-SOURCE_EXT = {".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".rs", ".go",
-              ".py", ".pyi", ".pyx", ".java", ".zig", ".s", ".S", ".asm", ".js", ".ts", ".cs",
-              ".kt", ".swift", ".scala", ".m", ".mm", ".hs", ".ml", ".rb", ".lua", ".nim"}
-ARTIFACT_EXT = {".o", ".obj", ".a", ".rlib", ".rmeta", ".d", ".gcno", ".gcda", ".profraw",
-                ".profdata", ".pyc", ".pyo", ".so", ".dylib", ".pdb", ".dwo"}
-BUILD_FILES = {"Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "Cargo.toml",
-               "Cargo.lock", "go.mod", "go.sum", "meson.build", "configure.ac", "Makefile.am",
-               "Makefile.in", "build.sh", "pyproject.toml", "setup.cfg", "taskfoundry.yaml",
-               "CMakeCache.txt", "build.ninja", "compile_commands.json"}
-BUILD_DIRS = {"target", "build", "_build", "builddir", "CMakeFiles", "cmake-build-debug",
-              "cmake-build-release", "__pycache__", "node_modules"}
-CACHE_DIRS = {".cargo", ".rustup", "go-build", ".cache", ".ccache", ".sccache", ".gradle", ".m2",
-              ".npm", ".stack", "gocache", "gomodcache"}
-TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|conftest\.py|tfrun\.py|.*_test\.go|tests\.json"
-                       r"|results\.xml|[0-9a-f]{12}\.tar\.gz)$")
+SOURCE_EXT = {
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".c++",
+    ".hpp",
+    ".hh",
+    ".hxx",
+    ".rs",
+    ".go",
+    ".py",
+    ".pyi",
+    ".pyx",
+    ".java",
+    ".zig",
+    ".s",
+    ".S",
+    ".asm",
+    ".js",
+    ".ts",
+    ".cs",
+    ".kt",
+    ".swift",
+    ".scala",
+    ".m",
+    ".mm",
+    ".hs",
+    ".ml",
+    ".rb",
+    ".lua",
+    ".nim",
+}
+ARTIFACT_EXT = {
+    ".o",
+    ".obj",
+    ".a",
+    ".rlib",
+    ".rmeta",
+    ".d",
+    ".gcno",
+    ".gcda",
+    ".profraw",
+    ".profdata",
+    ".pyc",
+    ".pyo",
+    ".so",
+    ".dylib",
+    ".pdb",
+    ".dwo",
+}
+BUILD_FILES = {
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "CMakeLists.txt",
+    "Cargo.toml",
+    "Cargo.lock",
+    "go.mod",
+    "go.sum",
+    "meson.build",
+    "configure.ac",
+    "Makefile.am",
+    "Makefile.in",
+    "build.sh",
+    "pyproject.toml",
+    "setup.cfg",
+    "taskfoundry.yaml",
+    "CMakeCache.txt",
+    "build.ninja",
+    "compile_commands.json",
+}
+BUILD_DIRS = {
+    "target",
+    "build",
+    "_build",
+    "builddir",
+    "CMakeFiles",
+    "cmake-build-debug",
+    "cmake-build-release",
+    "__pycache__",
+    "node_modules",
+}
+CACHE_DIRS = {
+    ".cargo",
+    ".rustup",
+    "go-build",
+    ".cache",
+    ".ccache",
+    ".sccache",
+    ".gradle",
+    ".m2",
+    ".npm",
+    ".stack",
+    "gocache",
+    "gomodcache",
+}
+TEST_NAME = re.compile(
+    r"^(test_.*\.py|.*_test\.py|conftest\.py|tfrun\.py|.*_test\.go|tests\.json"
+    r"|results\.xml|[0-9a-f]{12}\.tar\.gz)$"
+)
 # Package manager state: unowned but Debian's; no text from here is parsed (other checks run).
-SYSTEM_STATE = ("/var/lib/dpkg/", "/var/lib/apt/", "/var/cache/debconf/", "/var/cache/apt/",
-                "/var/cache/ldconfig/", "/var/log/", "/etc/ssl/certs/", "/var/lib/systemd/",
-                "/var/lib/pam/", "/var/lib/ucf/")
+SYSTEM_STATE = (
+    "/var/lib/dpkg/",
+    "/var/lib/apt/",
+    "/var/cache/debconf/",
+    "/var/cache/apt/",
+    "/var/cache/ldconfig/",
+    "/var/log/",
+    "/etc/ssl/certs/",
+    "/var/lib/systemd/",
+    "/var/lib/pam/",
+    "/var/lib/ucf/",
+)
 MIN_HASH_BYTES = 64
 
 
@@ -70,7 +166,7 @@ def dpkg_owned():
                     link = "/" + first
                     top[first] = os.path.realpath(link) if os.path.islink(link) else None
                 if top[first]:
-                    owned.add(top[first] + path[len(first) + 1:])
+                    owned.add(top[first] + path[len(first) + 1 :])
     return owned
 
 
@@ -221,8 +317,12 @@ class Scan:
             if match and self.allowed.get(path) != digest:
                 self.add(path, match[0], f"same content as {match[1]} in the source")
         ext = os.path.splitext(path)[1]
-        if (ext in SOURCE_EXT or path.startswith(SYSTEM_STATE) or size == 0
-                or size > self.cfg["max_text_bytes"]):
+        if (
+            ext in SOURCE_EXT
+            or path.startswith(SYSTEM_STATE)
+            or size == 0
+            or size > self.cfg["max_text_bytes"]
+        ):
             return
         try:
             with open(path, "rb") as handle:
@@ -333,9 +433,15 @@ class Scan:
 
     def check_proc(self):
         cmd = [sys.executable, os.path.abspath(__file__), "--proc"]
-        res = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                             user=self.worker.uid, group=self.worker.gid,
-                             extra_groups=sorted(self.worker.groups))
+        res = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            check=False,
+            user=self.worker.uid,
+            group=self.worker.gid,
+            extra_groups=sorted(self.worker.groups),
+        )
         if res.returncode != 0:
             self.notes.append("the /proc check failed: " + res.stderr[-300:])
             return
@@ -361,14 +467,22 @@ def proc_check():
                 continue
         except OSError:
             continue
-        for entry, probe in (("environ", _read), ("maps", _read), ("fd", os.listdir),
-                             ("exe", os.readlink), ("cwd", os.readlink)):
+        for entry, probe in (
+            ("environ", _read),
+            ("maps", _read),
+            ("fd", os.listdir),
+            ("exe", os.readlink),
+            ("cwd", os.readlink),
+        ):
             try:
                 probe(f"/proc/{pid}/{entry}")
             except OSError:
                 continue
-            out.append(finding(f"/proc/{pid}/{entry}", "proc_readable",
-                               "another user's process is open to the worker"))
+            out.append(
+                finding(
+                    f"/proc/{pid}/{entry}", "proc_readable", "another user's process is open to the worker"
+                )
+            )
     return out
 
 
@@ -427,8 +541,15 @@ def main():
     scan.check_proc()
     scan.write_candidates()
     with open(scan.cfg["out_json"], "w", encoding="utf-8") as handle:
-        json.dump({"findings": scan.findings, "candidates": len(scan.candidates),
-                   "files": sum(scan.dir_files), "notes": scan.notes}, handle)
+        json.dump(
+            {
+                "findings": scan.findings,
+                "candidates": len(scan.candidates),
+                "files": sum(scan.dir_files),
+                "notes": scan.notes,
+            },
+            handle,
+        )
 
 
 if __name__ == "__main__":

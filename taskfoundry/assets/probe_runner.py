@@ -20,14 +20,20 @@ import tempfile
 
 
 def probe_env(workdir):
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8",
-            "TZ": "UTC", "TERM": "dumb"}
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir,
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "TERM": "dumb",
+    }
 
 
 def limit(cap):
     def apply():
         resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
@@ -47,8 +53,9 @@ def write_inputs(workdir, files):
         path = os.path.join(workdir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as handle:
-            handle.write(content.encode("utf-8") if isinstance(content, str)
-                         else base64.b64decode(content["b64"]))
+            handle.write(
+                content.encode("utf-8") if isinstance(content, str) else base64.b64decode(content["b64"])
+            )
 
 
 def snapshot(workdir, cap):
@@ -78,10 +85,17 @@ def run_probe(job, probe, workdir, covdir):
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # argv[0] as the worker's program sees it, so usage and error lines name the same path
         argv0 = job.get("argv0") or job["executable"]
-        proc = subprocess.Popen([argv0, *probe["args"]], executable=job["executable"], cwd=workdir, env=env,
-                                stdin=subprocess.PIPE, stdout=out, stderr=err,
-                                preexec_fn=limit(job["output_cap"] * 4),
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [argv0, *probe["args"]],
+            executable=job["executable"],
+            cwd=workdir,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=err,
+            preexec_fn=limit(job["output_cap"] * 4),
+            start_new_session=True,
+        )
         timed_out = False
         try:
             proc.communicate(stdin_bytes(probe.get("stdin", "")), timeout=job["timeout"])
@@ -99,10 +113,15 @@ def run_probe(job, probe, workdir, covdir):
         stdout, stderr = out.read(job["output_cap"] + 1), err.read(job["output_cap"] + 1)
     after = snapshot(workdir, job["output_cap"])
     written = {k: v for k, v in after.items() if before.get(k) != v}
-    return {"id": probe["id"], "exit_code": proc.returncode, "timed_out": timed_out,
-            "truncated": max(len(stdout), len(stderr)) > job["output_cap"],
-            "stdout": decode(stdout[:job["output_cap"]]), "stderr": decode(stderr[:job["output_cap"]]),
-            "files": written}
+    return {
+        "id": probe["id"],
+        "exit_code": proc.returncode,
+        "timed_out": timed_out,
+        "truncated": max(len(stdout), len(stderr)) > job["output_cap"],
+        "stdout": decode(stdout[: job["output_cap"]]),
+        "stderr": decode(stderr[: job["output_cap"]]),
+        "files": written,
+    }
 
 
 # coverage readers: each returns (covered, total) as {file: sorted lines} ------------------
@@ -137,13 +156,12 @@ def read_gcov(job, covdir):
     acc = ({}, {})
     root = job["cov_root"]
     for gcda in glob.glob(os.path.join(covdir, "**", "*.gcda"), recursive=True):
-        orig_dir = os.path.dirname(gcda)[len(covdir):] or "/"
+        orig_dir = os.path.dirname(gcda)[len(covdir) :] or "/"
         gcno = os.path.join(orig_dir, os.path.basename(gcda)[:-5] + ".gcno")
         if not os.path.exists(gcno):
             continue
         shutil.copy(gcno, os.path.dirname(gcda))
-        res = sh(["gcov", "--json-format", "--stdout", "-o", os.path.dirname(gcda), gcda],
-                 cwd=root)
+        res = sh(["gcov", "--json-format", "--stdout", "-o", os.path.dirname(gcda), gcda], cwd=root)
         for line in res.stdout.splitlines():
             if not line.strip().startswith("{"):
                 continue
@@ -180,8 +198,10 @@ def read_go(job, covdir):
     if not os.listdir(covdir):
         return acc
     out = os.path.join(covdir, "profile.txt")
-    sh(["go", "tool", "covdata", "textfmt", "-i=" + covdir, "-o=" + out],
-       env={**os.environ, "HOME": covdir, "GOCACHE": os.path.join(covdir, ".gocache")})
+    sh(
+        ["go", "tool", "covdata", "textfmt", "-i=" + covdir, "-o=" + out],
+        env={**os.environ, "HOME": covdir, "GOCACHE": os.path.join(covdir, ".gocache")},
+    )
     if not os.path.exists(out):
         return acc
     module = job.get("go_module", "")
@@ -191,7 +211,7 @@ def read_go(job, covdir):
                 continue
             loc, _stmts, count = line.rsplit(" ", 2)
             path, span = loc.rsplit(":", 1)
-            rel = path[len(module) + 1:] if module and path.startswith(module + "/") else path
+            rel = path[len(module) + 1 :] if module and path.startswith(module + "/") else path
             name = first_party(os.path.join(job["cov_root"], rel), job["cov_root"], excluded(job))
             start, end = span.split(",")
             for num in range(int(start.split(".")[0]), int(end.split(".")[0]) + 1):
@@ -241,10 +261,26 @@ def read_python_cli(job, covdir):
     acc = ({}, {})
     data, out = os.path.join(covdir, ".coverage"), os.path.join(covdir, "coverage.json")
     env = {**os.environ, "HOME": covdir}
-    sh(["python3", "-m", "coverage", "combine", "--rcfile=/dev/null", "--data-file=" + data, covdir],
-       cwd=covdir, env=env)
-    sh(["python3", "-m", "coverage", "json", "--rcfile=/dev/null", "--data-file=" + data, "-o", out,
-        "--ignore-errors"], cwd=covdir, env=env)
+    sh(
+        ["python3", "-m", "coverage", "combine", "--rcfile=/dev/null", "--data-file=" + data, covdir],
+        cwd=covdir,
+        env=env,
+    )
+    sh(
+        [
+            "python3",
+            "-m",
+            "coverage",
+            "json",
+            "--rcfile=/dev/null",
+            "--data-file=" + data,
+            "-o",
+            out,
+            "--ignore-errors",
+        ],
+        cwd=covdir,
+        env=env,
+    )
     if not os.path.exists(out):
         return acc
     with open(out) as handle:
@@ -278,8 +314,13 @@ def read_coverage_main():
     """--read-coverage: job {coverage, cov_root, executable, go_module, covdir} on stdin."""
     job = json.load(sys.stdin)
     covered, total = READERS[job["coverage"]](job, job["covdir"])
-    json.dump({"covered": {k: sorted(v) for k, v in covered.items()},
-               "total": {k: sorted(v) for k, v in total.items()}}, sys.stdout)
+    json.dump(
+        {
+            "covered": {k: sorted(v) for k, v in covered.items()},
+            "total": {k: sorted(v) for k, v in total.items()},
+        },
+        sys.stdout,
+    )
 
 
 def main():

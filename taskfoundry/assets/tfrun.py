@@ -35,8 +35,13 @@ def run(args, stdin="", files=None, cwd=None):
         path = cwd / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content)
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(cwd), "LANG": "C.UTF-8",
-           "TZ": "UTC", "TERM": "dumb"}
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(cwd),
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "TERM": "dumb",
+    }
     # generation only: coverage variables named in TF_PASSENV reach the program
     for name in filter(None, os.environ.get("TF_PASSENV", "").split(":")):
         if name in os.environ:
@@ -44,7 +49,16 @@ def run(args, stdin="", files=None, cwd=None):
     # TF_ARGV0: the name the program sees during generation, the workspace path it has later
     argv0 = os.environ.get("TF_ARGV0") or executable()
     data = stdin.encode() if isinstance(stdin, str) else stdin  # bytes: binary input
-    proc = subprocess.run([argv0, *args], executable=executable(), input=data, capture_output=True,
-                          cwd=cwd, env=env, timeout=TIMEOUT, start_new_session=True)
-    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                  proc.stderr.decode("utf-8", "replace"))
+    proc = subprocess.run(
+        [argv0, *args],
+        executable=executable(),
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=TIMEOUT,
+        start_new_session=True,
+    )
+    return Result(
+        proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    )

@@ -36,8 +36,9 @@ class BuildAgentConfig(BaseModel):
 
     model: ModelConfig | None = Field(None, description="the model; None turns the agent off")
     agent: AgentConfig = Field(
-        default_factory=lambda: AgentConfig(step_limit=30, cost_limit=2.0, time_limit=1800.0,
-                                            bash_timeout=600.0, max_revisions=3),  # fmt: skip
+        default_factory=lambda: AgentConfig(
+            step_limit=30, cost_limit=2.0, time_limit=1800.0, bash_timeout=600.0, max_revisions=3
+        ),
         description="step, cost and time budgets of one run",
     )
     memory_mb: int = Field(4096, description="memory of the build container")
@@ -53,8 +54,12 @@ class BuildAgent:
 
 
 def resolve_recipe(
-    checkout: Checkout, executable: str | None, image: str, client: docker.DockerClient,
-    workdir: Path, agent: BuildAgent | None = None,
+    checkout: Checkout,
+    executable: str | None,
+    image: str,
+    client: docker.DockerClient,
+    workdir: Path,
+    agent: BuildAgent | None = None,
 ) -> Recipe:
     """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
     try:
@@ -76,22 +81,36 @@ def agent_recipe(
     with DockerSandbox(image, limits, client=client) as box:
         _upload(box, checkout.path)
         verifier = Verifier(box, coverage_kind(checkout.path), cfg.verify_timeout)
-        config = cfg.agent.model_copy(update={"templates_dir": _templates(builddir / "agent-prompts"),
-                                              "test_patterns": ["build.sh", "build-cov.sh"]})  # fmt: skip
+        config = cfg.agent.model_copy(
+            update={
+                "templates_dir": _templates(builddir / "agent-prompts"),
+                "test_patterns": ["build.sh", "build-cov.sh"],
+            }
+        )
         task = AgentTask(executable=f"{WORK}/executable", tests_dir=WORK, workdir=WORK)
-        result = run_agent(agent.model, box, task, config, trajectory_path=trajectory,
-                           feedback=verifier)  # fmt: skip
+        result = run_agent(agent.model, box, task, config, trajectory_path=trajectory, feedback=verifier)
         problems = verifier.problems if verifier.checked else verifier(None)
         if problems:
-            why = f"{result.status}" + (f" ({result.exhausted or result.error})"
-                                        if result.exhausted or result.error else "")  # fmt: skip
-            raise StageError("build", f"no build system detected, and the build agent's scripts do "
-                             f"not work (agent {why}): {problems[0][:500]}", trajectory)  # fmt: skip
+            why = f"{result.status}" + (
+                f" ({result.exhausted or result.error})" if result.exhausted or result.error else ""
+            )
+            raise StageError(
+                "build",
+                f"no build system detected, and the build agent's scripts do "
+                f"not work (agent {why}): {problems[0][:500]}",
+                trajectory,
+            )
         build, cov = (box.get_file(f"{WORK}/{n}").decode() for n in ("build.sh", "build-cov.sh"))
     language = _language(checkout.path)
-    return Recipe(kind="agent", language=language, build=script_lines(build),
-                  coverage_build=script_lines(cov), executable="executable",
-                  coverage_executable="executable", coverage=verifier.kind)  # fmt: skip
+    return Recipe(
+        kind="agent",
+        language=language,
+        build=script_lines(build),
+        coverage_build=script_lines(cov),
+        executable="executable",
+        coverage_executable="executable",
+        coverage=verifier.kind,
+    )
 
 
 class Verifier:
@@ -109,15 +128,19 @@ class Verifier:
 
     def _try(self, script: str, instrumented: bool) -> str:
         where = f"/verify/{'cov' if instrumented else 'gold'}"
-        check = {"gcov": "find . -name '*.gcno' | grep -q . || { echo 'no .gcno files: "
-                 "compile and link with --coverage' >&2; exit 1; }",
-                 "llvm": "grep -q __llvm_profile executable || { echo 'not built with "
-                 "-C instrument-coverage' >&2; exit 1; }"}.get(self.kind, "true")  # fmt: skip
-        cmd = (f"test -f {WORK}/{script} || {{ echo '{script} is missing' >&2; exit 1; }}; "
-               f"rm -rf {where} && mkdir -p /verify && cp -a {PRISTINE} {where} && "
-               f"cp {WORK}/{script} {where}/ && cd {where} && sh -e ./{script} && "
-               "test -x executable || { echo 'no ./executable after the build' >&2; exit 1; }; "
-               + (check if instrumented else "true"))  # fmt: skip
+        check = {
+            "gcov": "find . -name '*.gcno' | grep -q . || { echo 'no .gcno files: "
+            "compile and link with --coverage' >&2; exit 1; }",
+            "llvm": "grep -q __llvm_profile executable || { echo 'not built with "
+            "-C instrument-coverage' >&2; exit 1; }",
+        }.get(self.kind, "true")
+        cmd = (
+            f"test -f {WORK}/{script} || {{ echo '{script} is missing' >&2; exit 1; }}; "
+            f"rm -rf {where} && mkdir -p /verify && cp -a {PRISTINE} {where} && "
+            f"cp {WORK}/{script} {where}/ && cd {where} && sh -e ./{script} && "
+            "test -x executable || { echo 'no ./executable after the build' >&2; exit 1; }; "
+            + (check if instrumented else "true")
+        )
         res = self.box.exec(cmd, timeout=self.timeout, workdir="/")
         if res.ok:
             return ""

@@ -56,15 +56,16 @@ def build_script(recipe: Recipe) -> str:
 
 # Refuse a gold program the cleanroom could not run: a native one must be an ELF file
 # that needs no library from the build trees.
-_CHECK = """set -e
-exe=%s
+_CHECK = f"exe={GOLD}\n" + (
+    """set -e
 if [ "$1" = native ]; then
   head -c 4 "$exe" | grep -q ELF || { echo "taskfoundry: $exe is not a native (ELF) program" >&2; exit 1; }
   if ldd "$exe" 2>/dev/null | grep -E '=> (/src|/cov|/deps|not found)'; then
     echo "taskfoundry: $exe needs shared libraries of the build tree" >&2; exit 1
   fi
 fi
-""" % GOLD  # noqa: UP031 - the shell braces make str.format awkward
+"""
+)
 
 
 # Runtime data (figlet's fonts at its compiled-in /usr/local/share/figlet): the project's
@@ -94,7 +95,8 @@ def dockerfile(image: str, recipe: Recipe, deps: Deps, has_deps: bool) -> str:
         f"FROM {image}\n{env}"
         + (f"COPY deps {DEPS}\n" if has_deps else "")
         + "COPY src /src\nCOPY build.sh build-cov.sh check.sh recipe.json "
-        + ("stage.sh " if staged else "") + "/task/\n"
+        + ("stage.sh " if staged else "")
+        + "/task/\n"
         # one RUN: every step is a container start and a layer commit, slow on this storage
         f"RUN cp -a /src {COV_ROOT} \\\n"
         f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
@@ -109,7 +111,11 @@ def dockerfile(image: str, recipe: Recipe, deps: Deps, has_deps: bool) -> str:
 
 
 def run_build(
-    checkout: Checkout, recipe: Recipe, base: str, workdir: Path, client: docker.DockerClient,
+    checkout: Checkout,
+    recipe: Recipe,
+    base: str,
+    workdir: Path,
+    client: docker.DockerClient,
     namespace: str,
 ) -> BuildResult:
     """Build the `:task` image; an image whose inputs are unchanged is reused as it is."""
@@ -117,8 +123,7 @@ def run_build(
     builddir = workdir / "builds" / checkout.task_id
     context = builddir / "context"
     shutil.rmtree(context, ignore_errors=True)
-    shutil.copytree(checkout.path, context / "src", symlinks=True,
-                    ignore=shutil.ignore_patterns(".git"))  # fmt: skip
+    shutil.copytree(checkout.path, context / "src", symlinks=True, ignore=shutil.ignore_patterns(".git"))
     deps = prepare_deps(context / "src", recipe, context / "deps", workdir / "cache", IMAGE_RUST)
     for note in deps.notes:
         log.info("%s: %s", checkout.task_id, note)
@@ -133,6 +138,13 @@ def run_build(
     (context / "Dockerfile").write_text(dockerfile(toolchain.image, recipe, deps, has_deps))
     repo = f"{namespace}/build-{checkout.owner}_1776_{checkout.repo}"
     tag, built = build_image(client, context, repo, builddir / "build.log", stage="build")
-    return BuildResult(image=tag, built=built, recipe=recipe, log=builddir / "build.log",
-                       build_sh=script, toolchain=toolchain.image,
-                       toolchain_built=toolchain.built, deps=deps.notes)  # fmt: skip
+    return BuildResult(
+        image=tag,
+        built=built,
+        recipe=recipe,
+        log=builddir / "build.log",
+        build_sh=script,
+        toolchain=toolchain.image,
+        toolchain_built=toolchain.built,
+        deps=deps.notes,
+    )

@@ -73,17 +73,28 @@ def _cargo(src: Path, deps_dir: Path, cache: Path, rust_version: str) -> Deps:
     if not lock.exists():
         _lock_for(src, rust_version)
     text = lock.read_text()
-    if "source = \"git+" in text:
+    if 'source = "git+' in text:
         raise StageError("build", "Cargo.lock has git dependencies, which cannot be fetched here")
-    if "source = \"registry+" not in text:
+    if 'source = "registry+' not in text:
         return Deps(notes=["cargo: no registry dependencies"])
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     vendored = cache / "deps" / f"cargo-{key}"
     if not vendored.exists():
         tmp = vendored.with_name(vendored.name + ".part")
         shutil.rmtree(tmp, ignore_errors=True)
-        run(["cargo", "vendor", "--locked", "--versioned-dirs", "--manifest-path", str(src / "Cargo.toml"),
-             str(tmp)], None, "cargo vendor")  # fmt: skip
+        run(
+            [
+                "cargo",
+                "vendor",
+                "--locked",
+                "--versioned-dirs",
+                "--manifest-path",
+                str(src / "Cargo.toml"),
+                str(tmp),
+            ],
+            None,
+            "cargo vendor",
+        )
         tmp.rename(vendored)
     shutil.copytree(vendored, deps_dir / "cargo" / "vendor", symlinks=True)
     (deps_dir / "cargo" / "config.toml").write_text(CARGO_CONFIG)
@@ -101,13 +112,17 @@ def _lock_for(src: Path, rust_version: str) -> None:
     original = manifest.read_text()
     patched = original
     if not re.search(r"^rust-version\s*=", original, re.M):
-        patched = re.sub(r"^\[package\]\s*$", f'[package]\nrust-version = "{rust_version}"', original,
-                         count=1, flags=re.M)  # fmt: skip
+        patched = re.sub(
+            r"^\[package\]\s*$", f'[package]\nrust-version = "{rust_version}"', original, count=1, flags=re.M
+        )
     try:
         manifest.write_text(patched)
         fallback = 'resolver.incompatible-rust-versions="fallback"'
-        run(["cargo", "generate-lockfile", "--manifest-path", str(manifest), "--config", fallback],
-            None, "cargo generate-lockfile")  # fmt: skip
+        run(
+            ["cargo", "generate-lockfile", "--manifest-path", str(manifest), "--config", fallback],
+            None,
+            "cargo generate-lockfile",
+        )
     finally:
         manifest.write_text(original)
 
@@ -128,8 +143,11 @@ def _go_check(src: Path) -> None:
                 external.add(imp)
     if external:
         shown = ", ".join(sorted(external)[:5]) + (" ..." if len(external) > 5 else "")
-        raise StageError("build", f"imports packages of other Go modules ({shown}) and has no vendor/ "
-                         "directory; the Go module proxy is not reachable from here")  # fmt: skip
+        raise StageError(
+            "build",
+            f"imports packages of other Go modules ({shown}) and has no vendor/ "
+            "directory; the Go module proxy is not reachable from here",
+        )
 
 
 def _imports(text: str) -> list[str]:

@@ -39,17 +39,23 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
     if not re.fullmatch(r"[\w.]+:[\w.]+", entry):
         raise StageError("build", f"console script {name} = {entry!r}: not module:function")
     return Recipe(
-        kind="python", language="python", coverage="python", source_visible=True,
+        kind="python",
+        language="python",
+        coverage="python",
+        source_visible=True,
         build=[
             "python3 -m venv .tfpip",
             f".tfpip/bin/pip install {PIP} --no-compile --target .tfapp .",
             f"python3 -m zipapp .tfapp -p '/usr/bin/env python3' -m {shlex.quote(entry)} -o executable",
         ],
-        coverage_build=[f"python3 -m venv --system-site-packages {COV_VENV}",
-                        f"{COV_VENV}/bin/pip install {PIP} .",
-                        *_cov_wrapper(repo, entry)],
-        executable="executable", coverage_executable="executable",
-    )  # fmt: skip
+        coverage_build=[
+            f"python3 -m venv --system-site-packages {COV_VENV}",
+            f"{COV_VENV}/bin/pip install {PIP} .",
+            *_cov_wrapper(repo, entry),
+        ],
+        executable="executable",
+        coverage_executable="executable",
+    )
 
 
 def _cov_wrapper(repo: Path, entry: str) -> list[str]:
@@ -61,8 +67,10 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
     module, func = entry.split(":")
     top = module.split(".")[0]
     root = f"{COV_ROOT}/src" if any((repo / "src" / n).exists() for n in (top, f"{top}.py")) else COV_ROOT
-    boot = (f"import sys\nimport {module} as _m\nfrom functools import reduce\n"
-            f"sys.exit(reduce(getattr, {func.split('.')!r}, _m)())\n")  # fmt: skip
+    boot = (
+        f"import sys\nimport {module} as _m\nfrom functools import reduce\n"
+        f"sys.exit(reduce(getattr, {func.split('.')!r}, _m)())\n"
+    )
     wrapper = (
         '#!/bin/sh\nd="${TF_PYCOV_DIR:-}"\n'
         'if [ -z "$d" ]; then case "$HOME" in */w/*) d="${HOME%/w/*}/cov/${HOME##*/}" ;; '
@@ -70,7 +78,7 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
         f'PYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}" exec {COV_VENV}/bin/python -m coverage '
         f'run --parallel-mode --rcfile=/dev/null --data-file="$d/.coverage" --include="{COV_ROOT}/*" '
         f'{COV_VENV}/executable "$@"\n'
-    )  # fmt: skip
+    )
     return [
         f"cat > {COV_VENV}/executable <<'TF_EOF'\n{boot}TF_EOF",
         f"cat > executable <<'TF_EOF'\n{wrapper}TF_EOF",
@@ -90,8 +98,9 @@ def console_scripts(repo: Path) -> dict[str, str]:
             if "=" in line:
                 key, _, value = line.partition("=")
                 scripts.setdefault(key.strip(), value.strip())
-    for key, value in re.findall(r"""['"]\s*([\w.-]+)\s*=\s*([\w.]+\s*:\s*[\w.]+)\s*['"]""",
-                                 read(repo / "setup.py")):  # fmt: skip
+    for key, value in re.findall(
+        r"""['"]\s*([\w.-]+)\s*=\s*([\w.]+\s*:\s*[\w.]+)\s*['"]""", read(repo / "setup.py")
+    ):
         scripts.setdefault(key, value.replace(" ", ""))
     return {k: v.split("[")[0].strip() for k, v in scripts.items()}
 

@@ -24,12 +24,14 @@ def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     name = choose(bins, exe, [package, own], "Cargo.toml")
     flags = f"--offline --locked --bin {name}"
     return Recipe(
-        kind="cargo", language="rust", coverage="llvm",
+        kind="cargo",
+        language="rust",
+        coverage="llvm",
         build=[f"cargo build --release {flags}"],
         coverage_build=[f"RUSTFLAGS='-C instrument-coverage' cargo build {flags} --target-dir target/cov"],
         executable=f"target/release/{name}",
         coverage_executable=f"target/cov/debug/{name}",
-    )  # fmt: skip
+    )
 
 
 def cargo_bins(crate: Path, data: dict[str, Any]) -> list[str]:
@@ -73,11 +75,14 @@ def go(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     mod = "-mod=vendor" if (repo / "vendor/modules.txt").exists() else "-mod=mod"
     env = f"GOPROXY=off GOFLAGS={mod}"
     return Recipe(
-        kind="go", language="go", coverage="go",
+        kind="go",
+        language="go",
+        coverage="go",
         build=[f"{env} go build -trimpath -o {out} {pkg}"],
         coverage_build=[f"{env} go build -cover -o {out}.cov {pkg}"],
-        executable=out, coverage_executable=f"{out}.cov",
-    )  # fmt: skip
+        executable=out,
+        coverage_executable=f"{out}.cov",
+    )
 
 
 def main_packages(repo: Path, module: str) -> dict[str, str]:
@@ -85,11 +90,20 @@ def main_packages(repo: Path, module: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for directory in [repo, *sorted(repo.glob("*/")), *sorted(repo.glob("*/*/"))]:
         rel = directory.relative_to(repo).as_posix()
-        if not directory.is_dir() or rel.split("/")[0] in {"vendor", "testdata", "internal", "examples",
-                                                            "example", ".git"}:  # fmt: skip
+        if not directory.is_dir() or rel.split("/")[0] in {
+            "vendor",
+            "testdata",
+            "internal",
+            "examples",
+            "example",
+            ".git",
+        }:
             continue
-        if any(re.search(r"^package\s+main\b", read(f), re.M) for f in directory.glob("*.go")
-               if not f.name.endswith("_test.go")):  # fmt: skip
+        if any(
+            re.search(r"^package\s+main\b", read(f), re.M)
+            for f in directory.glob("*.go")
+            if not f.name.endswith("_test.go")
+        ):
             name = _module_name(module) if rel == "." else directory.name
             found.setdefault(name, "." if rel == "." else f"./{rel}")
     return found

@@ -9,9 +9,30 @@ from pathlib import Path
 from taskfoundry.errors import StageError
 
 #: Directories whose sources are not the program's own (tests, examples, bundled code).
-SKIP_DIRS = {".git", "test", "tests", "testing", "example", "examples", "third_party", "thirdparty",
-             "vendor", "extern", "external", "deps", "subprojects", "benchmarks", "bench", "fuzz",
-             "doc", "docs", "node_modules", "target", "build", "_build"}  # fmt: skip
+SKIP_DIRS = {
+    ".git",
+    "test",
+    "tests",
+    "testing",
+    "example",
+    "examples",
+    "third_party",
+    "thirdparty",
+    "vendor",
+    "extern",
+    "external",
+    "deps",
+    "subprojects",
+    "benchmarks",
+    "bench",
+    "fuzz",
+    "doc",
+    "docs",
+    "node_modules",
+    "target",
+    "build",
+    "_build",
+}
 
 
 def norm(name: str) -> str:
@@ -34,9 +55,12 @@ def choose(candidates: list[str], want: str | None, names: Iterable[str | None],
             return hits[0]
     if len(set(candidates)) == 1:
         return candidates[0]
-    raise StageError("build", f"{what}: builds several programs ({', '.join(candidates)}) and none "
-                     "is named like the package: set `executable` in taskfoundry.yaml or pass "
-                     "--executable")  # fmt: skip
+    raise StageError(
+        "build",
+        f"{what}: builds several programs ({', '.join(candidates)}) and none "
+        "is named like the package: set `executable` in taskfoundry.yaml or pass "
+        "--executable",
+    )
 
 
 def source_files(repo: Path, suffixes: set[str]) -> Iterator[Path]:
@@ -60,11 +84,15 @@ def c_language(repo: Path) -> str:
 
 def copy_built(build_dir: str, name: str, dest: str = "executable") -> str:
     """Shell: copy the built program `name` found under `build_dir` (shallowest first) to `dest`."""
-    find = (f"find {build_dir} -type f -perm -u+x -name '{name}' ! -path '*/.libs/*' "
-            "! -path '*/CMakeFiles/*' | awk '{ print length($0), $0 }' | sort -n | cut -d' ' -f2- "
-            "| head -n 1")  # fmt: skip
-    return (f'tf_exe=$({find}); test -n "$tf_exe" || {{ echo "{name} was not built" >&2; exit 1; }}; '
-            f'cp "$tf_exe" {dest}')  # fmt: skip
+    find = (
+        f"find {build_dir} -type f -perm -u+x -name '{name}' ! -path '*/.libs/*' "
+        "! -path '*/CMakeFiles/*' | awk '{ print length($0), $0 }' | sort -n | cut -d' ' -f2- "
+        "| head -n 1"
+    )
+    return (
+        f'tf_exe=$({find}); test -n "$tf_exe" || {{ echo "{name} was not built" >&2; exit 1; }}; '
+        f'cp "$tf_exe" {dest}'
+    )
 
 
 def read(path: Path) -> str:

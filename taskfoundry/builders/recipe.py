@@ -32,9 +32,10 @@ class Recipe(BaseModel):
     coverage: CoverageKind = "none"
     packages: list[str] = Field(default_factory=list, description="Debian packages to install")
     source_visible: bool = Field(
-        False, description="the gold program is a script its interpreter must read (mode 0755, "
-        "not 0111): a worker can read its source"
-    )  # fmt: skip
+        False,
+        description="the gold program is a script its interpreter must read (mode 0755, "
+        "not 0111): a worker can read its source",
+    )
 
 
 class RecipeFile(BaseModel):
@@ -61,10 +62,14 @@ def detectors() -> list[tuple[str, Detector]]:
     from taskfoundry.builders import detect_c, detect_python, detect_rust_go
 
     return [
-        ("cargo", detect_rust_go.cargo), ("go", detect_rust_go.go), ("cmake", detect_c.cmake),
-        ("meson", detect_c.meson), ("autotools", detect_c.autotools), ("make", detect_c.make),
+        ("cargo", detect_rust_go.cargo),
+        ("go", detect_rust_go.go),
+        ("cmake", detect_c.cmake),
+        ("meson", detect_c.meson),
+        ("autotools", detect_c.autotools),
+        ("make", detect_c.make),
         ("python", detect_python.python_project),
-    ]  # fmt: skip
+    ]
 
 
 def detect_recipe(repo: Path, executable: str | None = None, package: str | None = None) -> Recipe:
@@ -90,8 +95,9 @@ def detect_recipe(repo: Path, executable: str | None = None, package: str | None
             return Recipe(**{"kind": "declared", "language": "unknown", **fields})
         except ValueError as exc:
             names = ", ".join(name for name, _ in detectors())
-            raise StageError("build", f"{repo.name}: no build system detected "
-                             f"({names}) and no complete {RECIPE_FILE}") from exc  # fmt: skip
+            raise StageError(
+                "build", f"{repo.name}: no build system detected ({names}) and no complete {RECIPE_FILE}"
+            ) from exc
     return detected.model_copy(update=fields)
 
 

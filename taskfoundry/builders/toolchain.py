@@ -26,10 +26,12 @@ class Toolchain(BaseModel):
 
 def toolchain_dockerfile(base: str, packages: list[str]) -> str:
     pkgs = " ".join(shlex.quote(p) for p in sorted(set(packages)))
-    return (f"FROM {base}\n"
-            "RUN apt-get update \\\n"
-            f" && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {pkgs} \\\n"
-            " && rm -rf /var/lib/apt/lists/*\n")  # fmt: skip
+    return (
+        f"FROM {base}\n"
+        "RUN apt-get update \\\n"
+        f" && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {pkgs} \\\n"
+        " && rm -rf /var/lib/apt/lists/*\n"
+    )
 
 
 def ensure_toolchain(

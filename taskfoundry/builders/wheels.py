@@ -45,8 +45,12 @@ def wheelhouse(src: Path, dest: Path, cache: Path) -> list[str]:
 
 
 def _pip(args: list[str], what: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise StageError("build", f"{what} failed on the host: {proc.stderr.strip()[-1500:]}")
 
@@ -69,8 +73,10 @@ def _download(requirements: list[str], wheels: Path) -> None:
     """Wheels for the image's Python; failing that (an sdist-only package), whatever pip finds."""
     base = ["download", "--quiet", "--dest", str(wheels)]
     try:
-        _pip([*base, "--only-binary=:all:", "--python-version", IMAGE_PYTHON, *requirements],
-             "pip download (wheels)")  # fmt: skip
+        _pip(
+            [*base, "--only-binary=:all:", "--python-version", IMAGE_PYTHON, *requirements],
+            "pip download (wheels)",
+        )
     except StageError as exc:
         log.info("no wheels for every requirement (%s); allowing sdists", exc.message[-200:])
         _pip([*base, *requirements], "pip download")

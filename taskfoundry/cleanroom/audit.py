@@ -19,10 +19,14 @@ log = logging.getLogger(__name__)
 
 
 def audit_image(
-    image: str, source: Path | None = None, gold_sha256: str | None = None,
-    config: LeakScanConfig | None = None, *, source_visible: bool = False,
+    image: str,
+    source: Path | None = None,
+    gold_sha256: str | None = None,
+    config: LeakScanConfig | None = None,
+    *,
+    source_visible: bool = False,
     assets: AssetReport | None = None,
-) -> LeakReport:  # fmt: skip
+) -> LeakReport:
     """Start a container of `image` (no network) and scan it. Without `gold_sha256`, the
     gold is whatever the image holds at the workspace's executable. `assets`: the task's
     kept test assets (reports/assets.json), allowed as copies of source files."""
@@ -32,8 +36,9 @@ def audit_image(
     allowed = assets.allowed(cfg.workspace) if assets else None
     with DockerSandbox(image, SandboxLimits(), client=docker_client()) as box:
         gold = gold_sha256 or _image_gold(box, cfg.workspace)
-        return scan(box, image, gold, source=source, config=cfg, gold_readable=source_visible,
-                    allowed=allowed)  # fmt: skip
+        return scan(
+            box, image, gold, source=source, config=cfg, gold_readable=source_visible, allowed=allowed
+        )
 
 
 def _image_gold(box: Sandbox, workspace: str) -> str:
@@ -48,30 +53,59 @@ def format_report(report: LeakReport) -> str:
     lines = [f"{f.kind:<16} {f.path}  ({f.evidence})" for f in report.findings]
     lines += [f"note: {note}" for note in report.notes]
     checked = "with the source" if report.source_checked else "without the source"
-    lines.append(f"{report.image}: {report.verdict}, {len(report.findings)} findings "
-                 f"({report.files_scanned} files, {report.texts_parsed} texts parsed, {checked}, "
-                 f"{report.seconds:.1f}s)")  # fmt: skip
+    lines.append(
+        f"{report.image}: {report.verdict}, {len(report.findings)} findings "
+        f"({report.files_scanned} files, {report.texts_parsed} texts parsed, {checked}, "
+        f"{report.seconds:.1f}s)"
+    )
     return "\n".join(lines)
 
 
 @click.command("audit")
 @click.argument("image")
-@click.option("--source", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=None, help="the original source tree (enables copy and verbatim checks)")
+@click.option(
+    "--source",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="the original source tree (enables copy and verbatim checks)",
+)
 @click.option("--gold-sha256", default=None, help="sha256 of the gold [the image's executable]")
-@click.option("--tokens", type=int, default=40, show_default=True,
-              help="shortest verbatim run of source tokens reported")
+@click.option(
+    "--tokens",
+    type=int,
+    default=40,
+    show_default=True,
+    help="shortest verbatim run of source tokens reported",
+)
 @click.option("--source-visible", is_flag=True, help="the gold is a script: expect mode 0755")
-@click.option("--assets", "assets_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="reports/assets.json of the task: its test assets are allowed")
+@click.option(
+    "--assets",
+    "assets_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="reports/assets.json of the task: its test assets are allowed",
+)
 @click.option("--json", "as_json", is_flag=True, help="print the LeakReport as JSON")
-def audit_command(image: str, source: Path | None, gold_sha256: str | None, tokens: int,
-                  source_visible: bool, assets_file: Path | None, as_json: bool) -> None:  # fmt: skip
+def audit_command(
+    image: str,
+    source: Path | None,
+    gold_sha256: str | None,
+    tokens: int,
+    source_visible: bool,
+    assets_file: Path | None,
+    as_json: bool,
+) -> None:
     """Scan a cleanroom IMAGE for leaks; exit 1 when it is leaky."""
     try:
         assets = load_json_model(assets_file, AssetReport) if assets_file else None
-        report = audit_image(image, source, gold_sha256, LeakScanConfig(shingle_tokens=tokens),
-                             source_visible=source_visible, assets=assets)  # fmt: skip
+        report = audit_image(
+            image,
+            source,
+            gold_sha256,
+            LeakScanConfig(shingle_tokens=tokens),
+            source_visible=source_visible,
+            assets=assets,
+        )
     except TaskfoundryError as exc:
         click.echo(f"taskfoundry: {exc}", err=True)
         sys.exit(2)

@@ -12,8 +12,27 @@ _MAN = re.compile(r"\.[1-8]$")
 # sections 2 and 3 document system calls and a library's API (cmark.3 is cmark.h in
 # troff): the implementation's interface, not the program's usage
 _API_MAN = re.compile(r"\.[23]\w*$")
-_CODE_LANGS = {"c", "h", "cpp", "c++", "cc", "rust", "rs", "go", "golang", "python", "py",
-               "java", "js", "javascript", "ts", "typescript", "zig", "haskell", "ruby"}  # fmt: skip
+_CODE_LANGS = {
+    "c",
+    "h",
+    "cpp",
+    "c++",
+    "cc",
+    "rust",
+    "rs",
+    "go",
+    "golang",
+    "python",
+    "py",
+    "java",
+    "js",
+    "javascript",
+    "ts",
+    "typescript",
+    "zig",
+    "haskell",
+    "ruby",
+}
 _FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n.*?^```[ \t]*$\n?", re.S | re.M)
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(code-block|code|sourcecode|literalinclude)::\s*([\w+-]*)")
 _SKIP_NAMES = {"CONTRIBUTING", "HACKING", "CHANGELOG", "INSTALL", "BUILDING", "DEVELOPING"}

@@ -33,8 +33,15 @@ WORKDIR {ws}
 
 
 def build_cleanroom(
-    client: docker.DockerClient, base: str, gold: bytes, docs: dict[str, str], workdir: Path,
-    repository: str, *, source_visible: bool = False, assets: dict[str, bytes] | None = None,
+    client: docker.DockerClient,
+    base: str,
+    gold: bytes,
+    docs: dict[str, str],
+    workdir: Path,
+    repository: str,
+    *,
+    source_visible: bool = False,
+    assets: dict[str, bytes] | None = None,
     runtime_data: bytes | None = None,
 ) -> tuple[str, bool]:
     """Returns (tag, built). The context holds nothing but the docs, the test assets
@@ -53,7 +60,12 @@ def build_cleanroom(
     (context / "executable").chmod(0o755)
     if runtime_data:
         (context / "runtime-data.tar").write_bytes(runtime_data)
-    (context / "Dockerfile").write_text(_DOCKERFILE.format(
-        base=base, ws=WORKSPACE, mode="0755" if source_visible else "0111",
-        runtime="ADD runtime-data.tar /\n" if runtime_data else ""))
+    (context / "Dockerfile").write_text(
+        _DOCKERFILE.format(
+            base=base,
+            ws=WORKSPACE,
+            mode="0755" if source_visible else "0111",
+            runtime="ADD runtime-data.tar /\n" if runtime_data else "",
+        )
+    )
     return build_image(client, context, repository, workdir / "build.log", stage="cleanroom")

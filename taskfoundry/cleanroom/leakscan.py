@@ -68,16 +68,23 @@ class LeakScanConfig(BaseModel):
     worker: str = Field("1000:1000", description="uid:gid of the worker")
     workspace: str = Field("/workspace", description="the worker's workspace")
     captured_usage: str = Field(
-        "docs/usage/", description="workspace folder of captured --help output: not compared "
-        "byte for byte with the source (a test may expect the same bytes), still parsed")
+        "docs/usage/",
+        description="workspace folder of captured --help output: not compared "
+        "byte for byte with the source (a test may expect the same bytes), still parsed",
+    )
     timeout: float = Field(900, description="seconds allowed for the in-container walk")
 
 
 def scan(
-    sandbox: Sandbox, image: str, gold_sha256: str, *, source: Path | None = None,
-    config: LeakScanConfig | None = None, gold_readable: bool = False,
+    sandbox: Sandbox,
+    image: str,
+    gold_sha256: str,
+    *,
+    source: Path | None = None,
+    config: LeakScanConfig | None = None,
+    gold_readable: bool = False,
     allowed: dict[str, str] | None = None,
-) -> LeakReport:  # fmt: skip
+) -> LeakReport:
     """Scan the running container `sandbox` of `image`; `source` (the original tree) enables
     the content and verbatim-run checks. `gold_readable`: a source-visible task, whose gold
     at the workspace must be 0755 (every other readable copy is still a leak). `allowed`:
@@ -86,19 +93,27 @@ def scan(
     cfg = config or LeakScanConfig()
     start = time.monotonic()
     index = shingles.build_index(source, cfg.shingle_tokens) if source else None
-    remote_cfg = {"gold_mode": 0o755 if gold_readable else 0o111, "allowed": allowed or {},
-                  "source_hashes": source_hashes(source) if source else {}}  # fmt: skip
+    remote_cfg = {
+        "gold_mode": 0o755 if gold_readable else 0o111,
+        "allowed": allowed or {},
+        "source_hashes": source_hashes(source) if source else {},
+    }
     remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg)
     findings = [LeakFinding(**f) for f in remote["findings"]]
     findings += text_findings(texts, index, cfg.max_parse_error_ratio)
     findings.sort(key=lambda f: (f.path, f.kind))
     verdict: Literal["clean", "leaky"] = "leaky" if findings else "clean"
-    report = LeakReport(image=image, verdict=verdict, findings=findings,
-                        seconds=round(time.monotonic() - start, 3), files_scanned=remote["files"],
-                        texts_parsed=len(texts), source_checked=source is not None,
-                        notes=remote["notes"])  # fmt: skip
-    log.info("leak scan of %s: %s, %d findings in %.1fs", image, verdict, len(findings),
-             report.seconds)  # fmt: skip
+    report = LeakReport(
+        image=image,
+        verdict=verdict,
+        findings=findings,
+        seconds=round(time.monotonic() - start, 3),
+        files_scanned=remote["files"],
+        texts_parsed=len(texts),
+        source_checked=source is not None,
+        notes=remote["notes"],
+    )
+    log.info("leak scan of %s: %s, %d findings in %.1fs", image, verdict, len(findings), report.seconds)
     return report
 
 
@@ -124,8 +139,11 @@ def source_hashes(root: Path) -> dict[str, tuple[str, str]]:
 
 def _is_test(rel: Path) -> bool:
     name = rel.name
-    return (any(p in _TEST_DIRS for p in rel.parts[:-1]) or name.startswith("test_")
-            or name.endswith(("_test.go", "_test.py", "_test.rs")))  # fmt: skip
+    return (
+        any(p in _TEST_DIRS for p in rel.parts[:-1])
+        or name.startswith("test_")
+        or name.endswith(("_test.go", "_test.py", "_test.rs"))
+    )
 
 
 def _is_doc(rel: Path) -> bool:
@@ -146,15 +164,28 @@ def text_findings(
     for path, data in sorted(texts.items()):
         hit = shingles.parse_as_source(data, max_error_ratio)
         if hit is not None:
-            out.append(LeakFinding(path=path, kind="source_file", evidence=(
-                f"parses as {hit.language}: {hit.definitions} definitions from line "
-                f"{hit.first_line}")))  # fmt: skip
+            out.append(
+                LeakFinding(
+                    path=path,
+                    kind="source_file",
+                    evidence=(
+                        f"parses as {hit.language}: {hit.definitions} definitions from line {hit.first_line}"
+                    ),
+                )
+            )
         if index is None:
             continue
         for run in shingles.find_runs(index, data.decode("utf-8", "replace")):
-            out.append(LeakFinding(path=path, kind="verbatim_source", evidence=(
-                f"lines {run.first_line}-{run.last_line}: {run.tokens} tokens verbatim from "
-                f"{run.source_file}:{run.source_line}")))  # fmt: skip
+            out.append(
+                LeakFinding(
+                    path=path,
+                    kind="verbatim_source",
+                    evidence=(
+                        f"lines {run.first_line}-{run.last_line}: {run.tokens} tokens verbatim from "
+                        f"{run.source_file}:{run.source_line}"
+                    ),
+                )
+            )
     return out
 
 
@@ -165,13 +196,21 @@ def _run_remote(
     where = f"/opt/.tf-leakscan-{uuid.uuid4().hex[:12]}"
     uid, gid = (int(x) for x in cfg.worker.split(":"))
     remote_cfg = {
-        "gold_sha256": gold, "workspace": cfg.workspace, "worker_uid": uid, "worker_gid": gid,
-        "anonymous_name": cfg.anonymous_name, "anonymous_email": cfg.anonymous_email,
-        **extra, "max_hash_bytes": cfg.max_hash_bytes,
-        "max_text_bytes": cfg.max_text_bytes, "max_total_text_bytes": cfg.max_total_text_bytes,
-        "captured_dir": f"{cfg.workspace}/{cfg.captured_usage}", "exclude": [where],
-        "out_tar": f"{where}/texts.tar", "out_json": f"{where}/result.json",
-    }  # fmt: skip
+        "gold_sha256": gold,
+        "workspace": cfg.workspace,
+        "worker_uid": uid,
+        "worker_gid": gid,
+        "anonymous_name": cfg.anonymous_name,
+        "anonymous_email": cfg.anonymous_email,
+        **extra,
+        "max_hash_bytes": cfg.max_hash_bytes,
+        "max_text_bytes": cfg.max_text_bytes,
+        "max_total_text_bytes": cfg.max_total_text_bytes,
+        "captured_dir": f"{cfg.workspace}/{cfg.captured_usage}",
+        "exclude": [where],
+        "out_tar": f"{where}/texts.tar",
+        "out_json": f"{where}/result.json",
+    }
     code = resources.files("taskfoundry.assets").joinpath("leak_scan.py").read_bytes()
     _root(sandbox, ["mkdir", "-m", "755", "-p", where], 60)
     try:

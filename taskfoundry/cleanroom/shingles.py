@@ -22,26 +22,48 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 log = logging.getLogger(__name__)
 
-GRAMMARS = {"c": "tree_sitter_c", "cpp": "tree_sitter_cpp", "rust": "tree_sitter_rust",
-            "go": "tree_sitter_go", "python": "tree_sitter_python"}  # fmt: skip
-EXT_LANGUAGE = {".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
-                ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".rs": "rust", ".go": "go",
-                ".py": "python", ".pyi": "python"}  # fmt: skip
+GRAMMARS = {
+    "c": "tree_sitter_c",
+    "cpp": "tree_sitter_cpp",
+    "rust": "tree_sitter_rust",
+    "go": "tree_sitter_go",
+    "python": "tree_sitter_python",
+}
+EXT_LANGUAGE = {
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".rs": "rust",
+    ".go": "go",
+    ".py": "python",
+    ".pyi": "python",
+}
 # Code without a grammar here is tokenised by the C-like lexer alone.
 GENERIC_CODE = {".java", ".js", ".ts", ".zig", ".cs", ".kt", ".swift", ".scala", ".m", ".mm"}
 DEFINITIONS = {
     "c": "[(function_definition) (struct_specifier body: (_)) (enum_specifier body: (_))"
-         " (union_specifier body: (_))] @def",
+    " (union_specifier body: (_))] @def",
     "cpp": "[(function_definition) (class_specifier body: (_)) (struct_specifier body: (_))"
-           " (namespace_definition)] @def",
-    "rust": "[(function_item) (struct_item) (enum_item) (impl_item) (trait_item)"
-            " (mod_item body: (_))] @def",
+    " (namespace_definition)] @def",
+    "rust": "[(function_item) (struct_item) (enum_item) (impl_item) (trait_item) (mod_item body: (_))] @def",
     "go": "[(function_declaration) (method_declaration) (type_declaration)] @def",
     "python": "[(function_definition) (class_definition)] @def",
-}  # fmt: skip
+}
 COMMENT_NODES = {"comment", "line_comment", "block_comment"}
-STRING_NODES = {"string_literal", "char_literal", "raw_string_literal", "interpreted_string_literal",
-                "rune_literal", "string"}  # fmt: skip
+STRING_NODES = {
+    "string_literal",
+    "char_literal",
+    "raw_string_literal",
+    "interpreted_string_literal",
+    "rune_literal",
+    "string",
+}
 STR = "\x00str"  # the placeholder token of every string or character literal
 _TOKEN = r"\w+|[^\w\s]"
 _C_COMMENTS = [r"//[^\n]*", r"/\*[\s\S]{0,4000}?\*/"]
@@ -49,12 +71,23 @@ _DQ = r'"(?:\\[\s\S]|[^"\\\n])*"'
 _DQ_MULTILINE = r'"(?:\\[\s\S]|[^"\\])*"'
 _LEXERS = {
     "c": (_C_COMMENTS, [_DQ, r"'(?:\\.|[^'\\\n]){1,4}'"]),
-    "rust": (_C_COMMENTS, [r'\bb?r(?P<h>#*)"[\s\S]*?"(?P=h)', r"(?:\bb)?" + _DQ_MULTILINE,
-                           r"(?:\bb)?'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\\n])'"]),
+    "rust": (
+        _C_COMMENTS,
+        [
+            r'\bb?r(?P<h>#*)"[\s\S]*?"(?P=h)',
+            r"(?:\bb)?" + _DQ_MULTILINE,
+            r"(?:\bb)?'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\\n])'",
+        ],
+    ),
     "go": (_C_COMMENTS, [_DQ, r"`[^`\n]*`", r"'(?:\\.|[^'\\\n]){1,10}'"]),
-    "python": ([r"#[^\n]*"], [r"(?:\b[rRbBuUfF]{1,2})?(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\""
-                              r"|'(?:\\.|[^'\\\n])*'|" + _DQ + ")"]),
-}  # fmt: skip
+    "python": (
+        [r"#[^\n]*"],
+        [
+            r"(?:\b[rRbBuUfF]{1,2})?(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\""
+            r"|'(?:\\.|[^'\\\n])*'|" + _DQ + ")"
+        ],
+    ),
+}
 _LEXERS["cpp"] = _LEXERS["c"]
 
 
@@ -71,8 +104,7 @@ def _definitions(name: str) -> Query:
 @cache
 def _lexer(name: str) -> re.Pattern[str]:
     comments, strings = _LEXERS[name]
-    return re.compile("(?P<s>" + "|".join(strings) + ")|(?P<c>" + "|".join(comments) + ")|"
-                      + _TOKEN)  # fmt: skip
+    return re.compile("(?P<s>" + "|".join(strings) + ")|(?P<c>" + "|".join(comments) + ")|" + _TOKEN)
 
 
 def parse(data: bytes, lang: str) -> Tree:
@@ -231,8 +263,9 @@ def build_index(root: Path, k: int = 40) -> SourceIndex:
         index.tokens += len(tokens)
         for pos, key in _windows(tokens, k):
             index.origins.setdefault(key, (number, tokens[pos][1]))
-    log.debug("source index: %d files, %d tokens, %d shingles", len(index.files), index.tokens,
-              len(index.origins))  # fmt: skip
+    log.debug(
+        "source index: %d files, %d tokens, %d shingles", len(index.files), index.tokens, len(index.origins)
+    )
     return index
 
 
@@ -269,8 +302,12 @@ def _runs_for(index: SourceIndex, tokens: list[Token]) -> list[Run]:
     return runs
 
 
-def _run(index: SourceIndex, tokens: list[Token], start: int, last: int,
-         origin: tuple[int, int]) -> Run:  # fmt: skip
+def _run(index: SourceIndex, tokens: list[Token], start: int, last: int, origin: tuple[int, int]) -> Run:
     end = last + index.k - 1
-    return Run(tokens=end - start + 1, first_line=tokens[start][1], last_line=tokens[end][1],
-               source_file=index.files[origin[0]], source_line=origin[1])  # fmt: skip
+    return Run(
+        tokens=end - start + 1,
+        first_line=tokens[start][1],
+        last_line=tokens[end][1],
+        source_file=index.files[origin[0]],
+        source_line=origin[1],
+    )

@@ -21,9 +21,17 @@ RESULTS = f"{WS}/eval/results.xml"
 
 
 def run_branch(
-    client: docker.DockerClient, image: str, branch: str, suite: Path, archive: Path,
-    executable_hash: str, gold_hashes: list[str], expected: list[str], known: set[str],
-    result: EvaluationResult, config: EvalConfig,
+    client: docker.DockerClient,
+    image: str,
+    branch: str,
+    suite: Path,
+    archive: Path,
+    executable_hash: str,
+    gold_hashes: list[str],
+    expected: list[str],
+    known: set[str],
+    result: EvaluationResult,
+    config: EvalConfig,
 ) -> None:
     """Run `suite` (tests/<branch>.tar.gz) against the workspace tar `archive`; grade it."""
     steps = StepRunner(result, config, branch=branch)
@@ -36,9 +44,14 @@ def run_branch(
         steps.run(box, "remove_pytest_steering", scripts.scrub_cmd(), root=True)
         _copy_in(box, steps, "copy_tests", suite)
         steps.run(box, "own_tests", f"chown -R {config.user} eval", root=True)
-        run = steps.run_untrusted(box, "run_tests", scripts.run_tests_cmd(config.pytest_workers),
-                                  scripts.TESTS_LOG, config.test_timeout,
-                                  env={"HOME": config.home, **scripts.TEST_ENV})  # fmt: skip
+        run = steps.run_untrusted(
+            box,
+            "run_tests",
+            scripts.run_tests_cmd(config.pytest_workers),
+            scripts.TESTS_LOG,
+            config.test_timeout,
+            env={"HOME": config.home, **scripts.TEST_ENV},
+        )
         xml = _read_results(box, steps, run)
     grade_branch(result, branch, expected, known, run, xml)
 
@@ -52,8 +65,13 @@ def _copy_in(box: EvalSandbox, steps: StepRunner, step: str, tarball: Path) -> N
 
 
 def _verify_executable(box: EvalSandbox, steps: StepRunner, expected: str) -> None:
-    res = steps.run(box, "verify_executable_hash", "chmod a+x ./executable && sha256sum ./executable",
-                    root=True, error_code="executable_missing")  # fmt: skip
+    res = steps.run(
+        box,
+        "verify_executable_hash",
+        "chmod a+x ./executable && sha256sum ./executable",
+        root=True,
+        error_code="executable_missing",
+    )
     got = res.stdout.decode(errors="replace").split()[:1]
     if got != [expected]:
         raise EvalStepError("executable_hash_mismatch", f"expected {expected}, got {got}")

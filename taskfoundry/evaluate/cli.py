@@ -33,15 +33,29 @@ def load_eval_config(path: Path | None, overrides: dict[str, object]) -> EvalCon
 
 
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=Path("out/tasks"),
-              show_default=True, help="where the task directories are")  # fmt: skip
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="tasks evaluated at the same time [1]")  # fmt: skip
+@click.option(
+    "--tasks",
+    "tasks_dir",
+    type=click.Path(path_type=Path),
+    default=Path("out/tasks"),
+    show_default=True,
+    help="where the task directories are",
+)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="tasks evaluated at the same time [1]"
+)
 @click.option("--compile-timeout", type=float, default=None, help="seconds compile.sh may run [900]")
-@click.option("--config", "config_file", type=click.Path(exists=True, path_type=Path),
-              help="YAML config; its `eval:` section holds EvalConfig fields")  # fmt: skip
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, path_type=Path),
+    help="YAML config; its `eval:` section holds EvalConfig fields",
+)
 def _eval(
-    run_dir: Path, tasks_dir: Path, workers: int | None, compile_timeout: float | None,
+    run_dir: Path,
+    tasks_dir: Path,
+    workers: int | None,
+    compile_timeout: float | None,
     config_file: Path | None,
 ) -> None:
     """Grade RUN_DIR/<task id>/submission.tar.gz against every task in --tasks; write

@@ -37,27 +37,40 @@ def remove_hashed(box: EvalSandbox, steps: StepRunner, hashes: list[str]) -> lis
     removed: list[str] = json.loads(res.stdout.decode() or "{}").get("removed", [])
     if removed:
         steps.result.warnings.append(
-            f"removed {len(removed)} file(s) equal to the gold executable: {removed[:20]}")
+            f"removed {len(removed)} file(s) equal to the gold executable: {removed[:20]}"
+        )
     return removed
 
 
 def compile_submission(
-    box: EvalSandbox, steps: StepRunner, submission: bytes, gold_hashes: list[str], archive: Path,
+    box: EvalSandbox,
+    steps: StepRunner,
+    submission: bytes,
+    gold_hashes: list[str],
+    archive: Path,
 ) -> str:
     """Compile in `box`; the workspace goes to the tar `archive`; returns the executable's sha256."""
     install_helper(box)
     start = time.monotonic()
     _put_submission(box, submission)
-    steps.record("copy_submission", f"copy {len(submission)} bytes to {scripts.SUBMISSION_PATH}",
-                 start, "", 0)  # fmt: skip
+    steps.record(
+        "copy_submission", f"copy {len(submission)} bytes to {scripts.SUBMISSION_PATH}", start, "", 0
+    )
     steps.run(box, "extract_submission", scripts.extract_cmd(WS))
     remove_hashed(box, steps, gold_hashes)
     steps.run(box, "find_compile_sh", "test -f ./compile.sh", error_code="missing_compile_sh")
-    out = steps.run_untrusted(box, "compile", scripts.compile_cmd(), scripts.COMPILE_LOG,
-                              steps.config.compile_timeout, env={"HOME": steps.config.home})  # fmt: skip
+    out = steps.run_untrusted(
+        box,
+        "compile",
+        scripts.compile_cmd(),
+        scripts.COMPILE_LOG,
+        steps.config.compile_timeout,
+        env={"HOME": steps.config.home},
+    )
     if out.timed_out:
-        raise EvalStepError("compile_timeout", f"compile.sh ran past {steps.config.compile_timeout:g}s\n"
-                            + out.output[-2000:])  # fmt: skip
+        raise EvalStepError(
+            "compile_timeout", f"compile.sh ran past {steps.config.compile_timeout:g}s\n" + out.output[-2000:]
+        )
     if out.returncode != 0:
         raise EvalStepError("compile_failed", f"exit {out.returncode}\n" + out.output[-2000:])
     snapshot(box, steps, archive)
@@ -80,8 +93,9 @@ def snapshot(box: EvalSandbox, steps: StepRunner, archive: Path) -> None:
             box.archive_to(f"{WS}/.", dest, cap)
     except TooLarge as exc:
         raise EvalStepError("workspace_too_large", str(exc)) from exc
-    steps.record("snapshot_workspace", f"docker pause; get_archive {WS}/.", start,
-                 f"{archive.stat().st_size} bytes", 0)  # fmt: skip
+    steps.record(
+        "snapshot_workspace", f"docker pause; get_archive {WS}/.", start, f"{archive.stat().st_size} bytes", 0
+    )
 
 
 def hash_executable(steps: StepRunner, archive: Path, gold_hashes: list[str]) -> str:

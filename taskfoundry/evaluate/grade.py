@@ -22,13 +22,18 @@ def inject_not_run(result: EvaluationResult, branch: str, expected: list[str], e
     have = {t.name for t in result.test_results if t.branch == branch}
     result.test_results.extend(
         TestResult(name=n, branch=branch, status="not_run", extra={"error_code": error_code})
-        for n in expected if n not in have
-    )  # fmt: skip
+        for n in expected
+        if n not in have
+    )
 
 
 def grade_branch(
-    result: EvaluationResult, branch: str, expected: list[str], known: set[str],
-    run: Outcome, xml: bytes | None,
+    result: EvaluationResult,
+    branch: str,
+    expected: list[str],
+    known: set[str],
+    run: Outcome,
+    xml: bytes | None,
 ) -> None:
     """Add the branch's test results (and branch errors) to `result`."""
     outcomes = _trusted_outcomes(result, branch, run, xml)
@@ -37,13 +42,14 @@ def grade_branch(
         return
     for name, outcome in outcomes.items():
         extra = {"message": outcome.message} if outcome.message else {}
-        result.test_results.append(TestResult(name=name, branch=branch, status=_status(outcome),
-                                              extra=extra))  # fmt: skip
+        result.test_results.append(TestResult(name=name, branch=branch, status=_status(outcome), extra=extra))
     inject_not_run(result, branch, expected, "missing_from_junit_xml")
     unexpected = sorted(set(outcomes) - known)
     if unexpected:
-        result.warnings.append(f"branch {branch}: {len(unexpected)} test(s) in the JUnit XML are "
-                               f"not in tests.json, e.g. {unexpected[:3]}")  # fmt: skip
+        result.warnings.append(
+            f"branch {branch}: {len(unexpected)} test(s) in the JUnit XML are "
+            f"not in tests.json, e.g. {unexpected[:3]}"
+        )
 
 
 def _trusted_outcomes(
@@ -63,8 +69,11 @@ def _trusted_outcomes(
         return None
     bad = any(o.status in _BAD for o in outcomes.values())
     if run.returncode != 0 and not bad:
-        result.add_branch_error(branch, "report_exit_mismatch",
-                                f"eval/run.sh exited {run.returncode} but the report shows no failure")
+        result.add_branch_error(
+            branch,
+            "report_exit_mismatch",
+            f"eval/run.sh exited {run.returncode} but the report shows no failure",
+        )
         return None
     if run.returncode == 0 and bad:
         result.warnings.append(f"branch {branch}: eval/run.sh exited 0 but the report has failures")
@@ -73,8 +82,12 @@ def _trusted_outcomes(
     return outcomes
 
 
-_STATUS: dict[str, Status] = {"passed": "passed", "skipped": "skipped", "failure": "failure",
-                               "error": "error"}  # fmt: skip
+_STATUS: dict[str, Status] = {
+    "passed": "passed",
+    "skipped": "skipped",
+    "failure": "failure",
+    "error": "error",
+}
 
 
 def _status(outcome: TestOutcome) -> Status:

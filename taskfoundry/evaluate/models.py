@@ -80,7 +80,8 @@ class EvaluationResult(BaseModel):
 
     def add_branch_error(self, branch: str, code: str, details: str = "") -> None:
         self.test_branch_errors.setdefault(branch, []).append(
-            TestBranchError(error_code=code, error_details=details))
+            TestBranchError(error_code=code, error_details=details)
+        )
 
     def status_of(self, branch: str, name: str) -> Status:
         """The worst status recorded for one test ("not_run" when it has none)."""

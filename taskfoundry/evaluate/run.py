@@ -30,8 +30,9 @@ def find_tasks(tasks_dir: Path) -> list[Path]:
     """Task directories: those holding a task.yaml and a tests.json."""
     if not tasks_dir.is_dir():
         raise TaskfoundryError(f"no tasks directory at {tasks_dir}")
-    return sorted(p for p in tasks_dir.iterdir()
-                  if (p / "task.yaml").is_file() and (p / "tests.json").is_file())  # fmt: skip
+    return sorted(
+        p for p in tasks_dir.iterdir() if (p / "task.yaml").is_file() and (p / "tests.json").is_file()
+    )
 
 
 def eval_path(run_dir: Path, task_id: str) -> Path:
@@ -39,7 +40,10 @@ def eval_path(run_dir: Path, task_id: str) -> Path:
 
 
 def evaluate_run(
-    run_dir: Path, tasks_dir: Path, config: EvalConfig, client: docker.DockerClient | None = None,
+    run_dir: Path,
+    tasks_dir: Path,
+    config: EvalConfig,
+    client: docker.DockerClient | None = None,
     solution_branch: str | None = None,
 ) -> EvalSummary:
     """Evaluate every task found, `config.workers` at a time; write and return the summary.
@@ -52,8 +56,7 @@ def evaluate_run(
     engine = client or docker_client()
     try:
         with ThreadPoolExecutor(max_workers=max(config.workers, 1)) as pool:
-            scores = list(pool.map(
-                lambda d: evaluate_one(d, run_dir, config, engine, branch), task_dirs))
+            scores = list(pool.map(lambda d: evaluate_one(d, run_dir, config, engine, branch), task_dirs))
     finally:
         if own:
             engine.close()
@@ -74,14 +77,24 @@ def evaluate_one(
         result = _with_retries(spec, run_dir / task_id / SUBMISSION, config, client, branch)
     except TaskfoundryError as exc:
         log.warning("%s: %s", task_id, exc)
-        code = ("sandbox_error" if isinstance(exc, SandboxError) else
-                "task_image_missing" if isinstance(exc, TaskImageMissing) else "task_load_error")
-        result = EvaluationResult(task_id=task_id, solution_branch=branch, error_code=code,
-                                  error_details=str(exc))  # fmt: skip
+        code = (
+            "sandbox_error"
+            if isinstance(exc, SandboxError)
+            else "task_image_missing"
+            if isinstance(exc, TaskImageMissing)
+            else "task_load_error"
+        )
+        result = EvaluationResult(
+            task_id=task_id, solution_branch=branch, error_code=code, error_details=str(exc)
+        )
     except Exception as exc:  # noqa: BLE001 - the per-task boundary: a bug is an error record
         log.exception("%s: evaluator error", task_id)
-        result = EvaluationResult(task_id=task_id, solution_branch=branch, error_code="internal_error",
-                                  error_details=f"{exc!r}\n{traceback.format_exc()[-3000:]}")  # fmt: skip
+        result = EvaluationResult(
+            task_id=task_id,
+            solution_branch=branch,
+            error_code="internal_error",
+            error_details=f"{exc!r}\n{traceback.format_exc()[-3000:]}",
+        )
     save_json(eval_path(run_dir, task_id), result)
     expected = {b: spec.expected(b) for b in spec.branches} if spec else {}
     return score_task(task_id, expected, result, config.near_resolved)
@@ -104,6 +117,7 @@ def _with_retries(
 
 def _stray_submissions(run_dir: Path, scores: list[TaskScore]) -> list[str]:
     known = {s.task_id for s in scores}
-    stray = sorted(p.name for p in run_dir.iterdir()
-                   if p.is_dir() and (p / SUBMISSION).exists() and p.name not in known)  # fmt: skip
+    stray = sorted(
+        p.name for p in run_dir.iterdir() if p.is_dir() and (p / SUBMISSION).exists() and p.name not in known
+    )
     return [f"submission for unknown task {name}" for name in stray]

@@ -41,8 +41,9 @@ class EvalSandbox(DockerSandbox):
     def __init__(
         self, image: str, config: EvalConfig, client: docker.DockerClient, workspace_mb: int | None = None
     ) -> None:
-        limits = SandboxLimits(memory_mb=config.memory_mb, pids=config.pids,
-                               output_bytes=config.output_bytes, user=config.user)  # fmt: skip
+        limits = SandboxLimits(
+            memory_mb=config.memory_mb, pids=config.pids, output_bytes=config.output_bytes, user=config.user
+        )
         super().__init__(image, limits, workdir=WS, client=client, labels=LABEL)
         self.config = config
         self.workspace_mb = workspace_mb or config.workspace_mb
@@ -74,17 +75,26 @@ class EvalSandbox(DockerSandbox):
         tmp = self._volume(f"size={cfg.tmp_mb}m,mode=1777")
         options: dict[str, Any] = {"nano_cpus": int(cfg.cpus * 1e9)} if cfg.cpus else {}
         return options | {
-            "detach": True, "network_mode": "none", "read_only": True, "user": "0:0",
-            "working_dir": WS, "labels": LABEL, "security_opt": ["no-new-privileges"],
-            "mem_limit": f"{cfg.memory_mb}m", "memswap_limit": f"{cfg.memory_mb}m",
+            "detach": True,
+            "network_mode": "none",
+            "read_only": True,
+            "user": "0:0",
+            "working_dir": WS,
+            "labels": LABEL,
+            "security_opt": ["no-new-privileges"],
+            "mem_limit": f"{cfg.memory_mb}m",
+            "memswap_limit": f"{cfg.memory_mb}m",
             "pids_limit": cfg.pids,
-            "mounts": [Mount(WS, workspace, type="volume", no_copy=True),
-                       Mount("/tmp", tmp, type="volume", no_copy=True)],
+            "mounts": [
+                Mount(WS, workspace, type="volume", no_copy=True),
+                Mount("/tmp", tmp, type="volume", no_copy=True),
+            ],
             "tmpfs": {
                 cfg.home: f"size={cfg.home_mb}m,uid={uid},gid={gid or uid},mode=0700,exec",
-                "/var/tmp": "size=64m,mode=1777", "/run/lock": "size=1m,mode=1777",
+                "/var/tmp": "size=64m,mode=1777",
+                "/run/lock": "size=1m,mode=1777",
             },
-        }  # fmt: skip
+        }
 
     def _volume(self, options: str) -> str:
         """A fresh tmpfs volume: its size is the cap on what can be written there."""

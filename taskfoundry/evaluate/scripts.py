@@ -9,7 +9,7 @@ import shlex
 # cannot hash: a gold copy must never survive because of a read error. File names are
 # printed as JSON, so a name with a newline cannot hide a match the way it can in
 # `sha256sum | grep`.
-REMOVE_HASHED = '''\
+REMOVE_HASHED = """\
 import hashlib, json, os, stat, sys
 root, hashes = sys.argv[1], set(sys.argv[2:])
 removed, failed = [], []
@@ -30,7 +30,7 @@ for top, dirs, files in os.walk(root):
             failed.append(f"{path}: {exc}")
 print(json.dumps({"removed": removed, "failed": failed}))
 sys.exit(1 if failed else 0)
-'''
+"""
 REMOVE_HASHED_PATH = "/tmp/tf-remove-hashed.py"
 SUBMISSION_PATH = "/tmp/tf-submission.tar.gz"
 COMPILE_LOG = "/tmp/tf-compile.log"
@@ -40,9 +40,17 @@ TESTS_LOG = "/tmp/tf-tests.log"
 # suite's own directory: removed before a branch's suite goes in, so a submission cannot
 # steer the hidden suite's run.
 PYTEST_STEERING = (
-    "eval", "conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
-    "pyproject.toml", "tox.ini", "setup.cfg", "__pycache__",
-)  # fmt: skip
+    "eval",
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+    "__pycache__",
+)
 
 # The environment of the hidden suite: no current directory on sys.path (a `pytest.py`
 # in the workspace cannot shadow pytest), no user site, no bytecode written.

@@ -32,31 +32,61 @@ class StepRunner:
         self.config = config
         self.branch = branch
 
-    def record(self, step: str, command: str, start: float, output: str, returncode: int,
-               timed_out: bool = False, truncated: bool = False) -> None:  # fmt: skip
-        self.result.log.append(LogStep(
-            step=step, command=command, wall_time=round(time.monotonic() - start, 3),
-            output=self._tail(output), returncode=returncode, branch=self.branch,
-            timed_out=timed_out, truncated=truncated,
-        ))  # fmt: skip
+    def record(
+        self,
+        step: str,
+        command: str,
+        start: float,
+        output: str,
+        returncode: int,
+        timed_out: bool = False,
+        truncated: bool = False,
+    ) -> None:
+        self.result.log.append(
+            LogStep(
+                step=step,
+                command=command,
+                wall_time=round(time.monotonic() - start, 3),
+                output=self._tail(output),
+                returncode=returncode,
+                branch=self.branch,
+                timed_out=timed_out,
+                truncated=truncated,
+            )
+        )
 
     def run(
-        self, box: EvalSandbox, step: str, command: str, *, root: bool = False,
-        timeout: float | None = None, env: Mapping[str, str] | None = None,
+        self,
+        box: EvalSandbox,
+        step: str,
+        command: str,
+        *,
+        root: bool = False,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
         error_code: str | None = None,
     ) -> ExecResult:
         """A trusted step (no submission code runs in it). A failure raises EvalStepError
         with `error_code` (default `<step>_failed`) and the output as details."""
         start = time.monotonic()
-        res = box.exec(command, timeout=timeout or self.config.step_timeout, env=env,
-                       user=ROOT if root else self.config.user)  # fmt: skip
+        res = box.exec(
+            command,
+            timeout=timeout or self.config.step_timeout,
+            env=env,
+            user=ROOT if root else self.config.user,
+        )
         self.record(step, command, start, res.text(), res.exit_code, res.timed_out, res.truncated)
         if not res.ok:
             raise EvalStepError(error_code or f"{step}_failed", self._tail(res.text()).strip())
         return res
 
     def run_untrusted(
-        self, box: EvalSandbox, step: str, command: str, logfile: str, timeout: float,
+        self,
+        box: EvalSandbox,
+        step: str,
+        command: str,
+        logfile: str,
+        timeout: float,
         env: Mapping[str, str] | None = None,
     ) -> Outcome:
         """Run submission code with its output in `logfile`, then freeze the container and

@@ -17,10 +17,15 @@ def score_task(
     passed = sum(result.status_of(b, n) == "passed" for b, n in names)
     rate = passed / len(names) if names else 0.0
     return TaskScore(
-        task_id=task_id, tests=len(names), passed=passed, pass_rate=round(rate, 6),
-        resolved=bool(names) and passed == len(names), near_resolved=bool(names) and rate >= near,
-        error_code=result.error_code, infra_error=result.error_code in INFRA_CODES,
-    )  # fmt: skip
+        task_id=task_id,
+        tests=len(names),
+        passed=passed,
+        pass_rate=round(rate, 6),
+        resolved=bool(names) and passed == len(names),
+        near_resolved=bool(names) and rate >= near,
+        error_code=result.error_code,
+        infra_error=result.error_code in INFRA_CODES,
+    )
 
 
 def summarize(run_dir: Path, tasks_dir: Path, scores: list[TaskScore], warnings: list[str]) -> EvalSummary:
@@ -30,11 +35,14 @@ def summarize(run_dir: Path, tasks_dir: Path, scores: list[TaskScore], warnings:
         return round(sum(values) / n, 6) if n else 0.0
 
     return EvalSummary(
-        run_dir=str(run_dir), tasks_dir=str(tasks_dir), tasks=scores, warnings=warnings,
+        run_dir=str(run_dir),
+        tasks_dir=str(tasks_dir),
+        tasks=scores,
+        warnings=warnings,
         mean_pass_rate=mean([s.pass_rate for s in scores]),
         resolved_rate=mean([float(s.resolved) for s in scores]),
         near_resolved_rate=mean([float(s.near_resolved) for s in scores]),
-    )  # fmt: skip
+    )
 
 
 def summary_text(summary: EvalSummary) -> str:
@@ -46,10 +54,10 @@ def summary_text(summary: EvalSummary) -> str:
             f"{s.task_id:<{width}}  {f'{s.passed}/{s.tests}':>9}  {s.pass_rate:>7.1%}  "
             f"{'yes' if s.resolved else 'no':>8}  {'yes' if s.near_resolved else 'no':>4}  "
             f"{s.error_code or ''}{' (infrastructure: re-run)' if s.infra_error else ''}"
-        )  # fmt: skip
+        )
     lines.append(
         f"{len(summary.tasks)} task(s): mean pass rate {summary.mean_pass_rate:.1%}, "
         f"resolved {summary.resolved_rate:.1%}, near-resolved {summary.near_resolved_rate:.1%}"
-    )  # fmt: skip
+    )
     lines += [f"warning: {w}" for w in summary.warnings]
     return "\n".join(lines)

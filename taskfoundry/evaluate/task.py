@@ -62,13 +62,17 @@ def load_task(task_dir: Path) -> TaskSpec:
 
 
 def evaluate_task(
-    spec: TaskSpec, submission: Path, config: EvalConfig, client: docker.DockerClient,
+    spec: TaskSpec,
+    submission: Path,
+    config: EvalConfig,
+    client: docker.DockerClient,
     solution_branch: str = "submission",
 ) -> EvaluationResult:
     """Grade `submission` against `spec`. A verdict on the submission is an `error_code` or
     failing tests; a SandboxError (infrastructure) propagates to the caller."""
-    result = EvaluationResult(task_id=spec.task_id, solution_branch=solution_branch,
-                              test_branches=spec.branches)  # fmt: skip
+    result = EvaluationResult(
+        task_id=spec.task_id, solution_branch=solution_branch, test_branches=spec.branches
+    )
     if submission.is_file():  # without one there is nothing to run, and no image to ask for
         _require_image(client, spec.task.images.task_cleanroom)
     with tempfile.TemporaryDirectory(prefix="tf-eval-") as tmp:
@@ -95,17 +99,24 @@ def _require_image(client: docker.DockerClient, image: str) -> None:
 
 
 def _compile(
-    spec: TaskSpec, submission: Path, config: EvalConfig, client: docker.DockerClient,
-    result: EvaluationResult, archive: Path,
+    spec: TaskSpec,
+    submission: Path,
+    config: EvalConfig,
+    client: docker.DockerClient,
+    result: EvaluationResult,
+    archive: Path,
 ) -> str:
     data = read_submission(submission, config.submission_mb)
     with EvalSandbox(spec.task.images.task_cleanroom, config, client) as box:
-        return compile_submission(box, StepRunner(result, config), data,
-                                  spec.task.eval_clean_hashes, archive)  # fmt: skip
+        return compile_submission(box, StepRunner(result, config), data, spec.task.eval_clean_hashes, archive)
 
 
 def _branch(
-    spec: TaskSpec, branch: str, archive: Path, config: EvalConfig, client: docker.DockerClient,
+    spec: TaskSpec,
+    branch: str,
+    archive: Path,
+    config: EvalConfig,
+    client: docker.DockerClient,
     result: EvaluationResult,
 ) -> None:
     suite = spec.suite(branch)
@@ -113,9 +124,19 @@ def _branch(
         if not suite.is_file():
             raise EvalStepError("missing_branch_tarball", f"no {suite}")
         assert result.executable_hash is not None
-        run_branch(client, spec.task.images.task_cleanroom, branch, suite, archive,
-                   result.executable_hash, spec.task.eval_clean_hashes, spec.expected(branch),
-                   spec.known(branch), result, config)  # fmt: skip
+        run_branch(
+            client,
+            spec.task.images.task_cleanroom,
+            branch,
+            suite,
+            archive,
+            result.executable_hash,
+            spec.task.eval_clean_hashes,
+            spec.expected(branch),
+            spec.known(branch),
+            result,
+            config,
+        )
     except EvalStepError as exc:
         log.warning("%s branch %s: %s", spec.task_id, branch, exc)
         result.add_branch_error(branch, exc.error_code, exc.error_details)

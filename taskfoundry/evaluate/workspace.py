@@ -39,7 +39,7 @@ def _resolve(members: dict[str, tarfile.TarInfo], name: str) -> tarfile.TarInfo:
             raise EvalStepError("executable_not_a_file", f"./{name} is not a regular file")
         target = member.linkname
         if target.startswith("/workspace/"):
-            target = target[len("/workspace/"):]
+            target = target[len("/workspace/") :]
         elif target.startswith("/"):
             raise EvalStepError("executable_outside_workspace", f"./{name} links to {target}")
         path = _norm(posixpath.join(posixpath.dirname(path), target))

@@ -27,8 +27,13 @@ class FilterResult(BaseModel):
 
 
 def run_filter(
-    client: docker.DockerClient, image: str, suite: Path, tests: list[str], usage: str,
-    config: FilterConfig, pre_dropped: dict[str, list[DropRecord]] | None = None,
+    client: docker.DockerClient,
+    image: str,
+    suite: Path,
+    tests: list[str],
+    usage: str,
+    config: FilterConfig,
+    pre_dropped: dict[str, list[DropRecord]] | None = None,
 ) -> FilterResult:
     """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record."""
     now = datetime.now(UTC)
@@ -42,8 +47,7 @@ def run_filter(
         results = run_suite(client, image, suite, render_dummy(dummy, usage), config.workers)
         for name in tests:
             if results.get(name, TestOutcome("error")).status == "passed":
-                dropped.setdefault(name, []).append(
-                    DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
+                dropped.setdefault(name, []).append(DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
     dummy_hits = sum(any(r.id == "dummy_pass" for r in dropped.get(n, [])) for n in tests)
     kept = [n for n in tests if n not in dropped]
     rate = dummy_hits / len(tests) if tests else 0.0
@@ -59,8 +63,9 @@ def _gold_verdict(outcomes: list[TestOutcome], now: datetime) -> DropRecord | No
         return DropRecord(id="slow_or_hang", timestamp=now, detail=_first_message(outcomes))
     if not any(passed):
         return DropRecord(id="gold_fail", timestamp=now, detail=_first_message(outcomes))
-    return DropRecord(id="gold_flaky", timestamp=now,
-                      detail=f"passed {sum(passed)} of {len(passed)} gold runs")
+    return DropRecord(
+        id="gold_flaky", timestamp=now, detail=f"passed {sum(passed)} of {len(passed)} gold runs"
+    )
 
 
 def _first_message(outcomes: list[TestOutcome]) -> str:

@@ -29,8 +29,13 @@ class TestOutcome:
 
 
 def run_suite(
-    client: docker.DockerClient, image: str, suite: Path, executable: bytes | None,
-    workers: int = 2, timeout: float = 1800, attempts: int = 2,
+    client: docker.DockerClient,
+    image: str,
+    suite: Path,
+    executable: bytes | None,
+    workers: int = 2,
+    timeout: float = 1800,
+    attempts: int = 2,
 ) -> dict[str, TestOutcome]:
     """JUnit `classname.name` -> outcome. Infrastructure failures are retried, then raised."""
     last: Exception | None = None
@@ -44,8 +49,12 @@ def run_suite(
 
 
 def _run_once(
-    client: docker.DockerClient, image: str, suite: Path, executable: bytes | None,
-    workers: int, timeout: float,
+    client: docker.DockerClient,
+    image: str,
+    suite: Path,
+    executable: bytes | None,
+    workers: int,
+    timeout: float,
 ) -> dict[str, TestOutcome]:
     limits = SandboxLimits(memory_mb=2048, pids=1024, user="1000:1000")
     with DockerSandbox(image, limits, workdir=WS, client=client) as box:

@@ -20,7 +20,7 @@ from prefect.artifacts import (
     create_progress_artifact,
     create_table_artifact,
     update_progress_artifact,
-)  # fmt: skip
+)
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, ArtifactFilterKey
 from prefect.client.schemas.objects import Artifact
@@ -42,11 +42,16 @@ def artifact_key(*parts: str) -> str:
 def publish_task(task_dir: Path, cached: dict[str, bool] | None = None) -> None:
     task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     facts = read_facts(task_dir)
-    create_table_artifact(task_table(task, facts, cached), key=artifact_key("task", task.task_id),
-                          description=f"tests, coverage and stage times of {task.task_id}")  # fmt: skip
-    create_markdown_artifact(markdown_report(task, task_dir, facts),
-                             key=artifact_key("task", task.task_id) + "-report",
-                             description=f"report of {task.task_id}")  # fmt: skip
+    create_table_artifact(
+        task_table(task, facts, cached),
+        key=artifact_key("task", task.task_id),
+        description=f"tests, coverage and stage times of {task.task_id}",
+    )
+    create_markdown_artifact(
+        markdown_report(task, task_dir, facts),
+        key=artifact_key("task", task.task_id) + "-report",
+        description=f"report of {task.task_id}",
+    )
 
 
 def publish_summary(summary: RunSummary) -> None:
@@ -62,15 +67,17 @@ class ProgressArtifact:
     def __init__(self, flow: str, total: int) -> None:
         self.total = total
         self.done = 0
-        made = create_progress_artifact(0.0, key=artifact_key(flow, "progress"),
-                                        description=f"0 of {total} sources finished")  # fmt: skip
+        made = create_progress_artifact(
+            0.0, key=artifact_key(flow, "progress"), description=f"0 of {total} sources finished"
+        )
         self.id = cast(UUID, made)
 
     def advance(self) -> None:
         self.done += 1
         percent = 100.0 * self.done / self.total if self.total else 100.0
-        update_progress_artifact(self.id, percent,
-                                 description=f"{self.done} of {self.total} sources finished")  # fmt: skip
+        update_progress_artifact(
+            self.id, percent, description=f"{self.done} of {self.total} sources finished"
+        )
 
 
 def read_artifacts(keys: list[str] | None = None, flow_run_id: UUID | None = None) -> list[Artifact]:
@@ -84,8 +91,12 @@ def read_artifacts(keys: list[str] | None = None, flow_run_id: UUID | None = Non
         artifacts.key = ArtifactFilterKey(any_=keys)
     if flow_run_id is not None:
         artifacts.flow_run_id = ArtifactFilterFlowRunId(any_=[flow_run_id])
-    body = {"artifacts": artifacts.model_dump(mode="json", exclude_unset=True),
-            "sort": ArtifactSort.CREATED_DESC.value, "limit": 200, "offset": 0}  # fmt: skip
+    body = {
+        "artifacts": artifacts.model_dump(mode="json", exclude_unset=True),
+        "sort": ArtifactSort.CREATED_DESC.value,
+        "limit": 200,
+        "offset": 0,
+    }
     with get_client(sync_client=True) as client:
         response = client.request("POST", "/artifacts/filter", json=body)
     return Artifact.model_validate_list(response.json())

@@ -21,7 +21,7 @@ from taskfoundry.flows.tasks import (
     package_task,
     run_stage,
     source_task,
-)  # fmt: skip
+)
 from taskfoundry.pipeline.results import SourceResult
 
 log = logging.getLogger(__name__)
@@ -49,8 +49,9 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     lint = run_stage(stage_log, config, lint_task, gen)
     filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
     seconds = dict(stage_log.seconds)
-    task_dir: Path = run_stage(stage_log, config, package_task, src, build, clean, gen, lint, filt,
-                               config, seconds)  # fmt: skip
+    task_dir: Path = run_stage(
+        stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds
+    )
     publish_task(task_dir, stage_log.cached)
     return task_dir
 

@@ -50,9 +50,12 @@ class StageInputs(CachePolicy):
     """Like Prefect's INPUTS, with `Config.orchestration` left out (it does not change a result)."""
 
     def compute_key(
-        self, task_ctx: TaskRunContext, inputs: dict[str, Any], flow_parameters: dict[str, Any],
+        self,
+        task_ctx: TaskRunContext,
+        inputs: dict[str, Any],
+        flow_parameters: dict[str, Any],
         **kwargs: Any,
-    ) -> str | None:  # fmt: skip
+    ) -> str | None:
         if not inputs:
             return None
         stable = {name: _stable(value) for name, value in sorted(inputs.items())}
@@ -64,9 +67,12 @@ class CodeVersion(CachePolicy):
     """The installed taskfoundry version: an upgrade invalidates every cached stage."""
 
     def compute_key(
-        self, task_ctx: TaskRunContext, inputs: dict[str, Any], flow_parameters: dict[str, Any],
+        self,
+        task_ctx: TaskRunContext,
+        inputs: dict[str, Any],
+        flow_parameters: dict[str, Any],
         **kwargs: Any,
-    ) -> str | None:  # fmt: skip
+    ) -> str | None:
         return hash_objects(code_version(), raise_on_failure=True)
 
 

@@ -84,8 +84,9 @@ def git_date(path: Path) -> datetime | None:
     """Date of the last commit touching `path`, if it is inside a git work tree."""
     if not path.is_dir():
         return None
-    proc = subprocess.run(["git", "log", "-1", "--format=%cI", "--", "."], cwd=path,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        ["git", "log", "-1", "--format=%cI", "--", "."], cwd=path, capture_output=True, text=True, check=False
+    )
     text = proc.stdout.strip()
     return datetime.fromisoformat(text) if proc.returncode == 0 and text else None
 

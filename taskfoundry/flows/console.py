@@ -15,7 +15,7 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-)  # fmt: skip
+)
 from rich.table import Table
 
 from taskfoundry.flows import progress
@@ -66,8 +66,14 @@ def shown_progress(enabled: bool = True) -> Iterator[None]:
     if not enabled:
         yield
         return
-    bars = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True))  # fmt: skip
+    bars = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+    )
     with bars, progress.listening(RichProgress(bars)):
         yield
 
@@ -87,5 +93,6 @@ def print_summary(summary: RunSummary) -> None:
     console.print(counts, highlight=False)
     for r in summary.rows:
         if r.status == "failed":
-            console.print(f"failed: {r.source}: {failure_text(r)}", highlight=False, markup=False,
-                          soft_wrap=True)  # fmt: skip
+            console.print(
+                f"failed: {r.source}: {failure_text(r)}", highlight=False, markup=False, soft_wrap=True
+            )

@@ -23,11 +23,18 @@ def evaluate_run_task(run_dir: Path, tasks_dir: Path, config: EvalConfig) -> Eva
 
 def score_rows(summary: EvalSummary) -> list[dict[str, object]]:
     return [
-        {"task": s.task_id, "tests": s.tests, "passed": s.passed, "pass_rate": f"{s.pass_rate:.1%}",
-         "resolved": s.resolved, "near_resolved": s.near_resolved, "error": s.error_code or "",
-         "infrastructure": s.infra_error}
+        {
+            "task": s.task_id,
+            "tests": s.tests,
+            "passed": s.passed,
+            "pass_rate": f"{s.pass_rate:.1%}",
+            "resolved": s.resolved,
+            "near_resolved": s.near_resolved,
+            "error": s.error_code or "",
+            "infrastructure": s.infra_error,
+        }
         for s in summary.tasks
-    ]  # fmt: skip
+    ]
 
 
 @flow(name="evaluate", log_prints=False)
@@ -35,8 +42,12 @@ def evaluate_flow(run_dir: Path, tasks_dir: Path, config: EvalConfig | None = No
     """Grade `run_dir/<task id>/submission.tar.gz` against every task under `tasks_dir`."""
     summary = evaluate_run_task(run_dir, tasks_dir, config or EvalConfig())
     key = artifact_key("evaluate", run_dir.name, "summary")
-    create_table_artifact(score_rows(summary) or [{"task": "", "error": "no tasks"}], key=key,
-                          description=f"scores of {run_dir}")  # fmt: skip
-    create_markdown_artifact(f"# evaluation of `{run_dir}`\n\n```\n{summary_text(summary)}\n```\n",
-                             key=key + "-report")  # fmt: skip
+    create_table_artifact(
+        score_rows(summary) or [{"task": "", "error": "no tasks"}],
+        key=key,
+        description=f"scores of {run_dir}",
+    )
+    create_markdown_artifact(
+        f"# evaluation of `{run_dir}`\n\n```\n{summary_text(summary)}\n```\n", key=key + "-report"
+    )
     return summary

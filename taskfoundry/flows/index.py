@@ -52,9 +52,13 @@ def record(out: Path, rows: list[RunRow] | None = None) -> BenchmarkIndex:
             continue
         old = index.tasks.get(task.task_id)
         released = dates.get(task.task_id) or (old.released_at if old else None)
-        fresh.tasks[task.task_id] = IndexEntry(task_id=task.task_id, source=task.source,
-                                               commit=task.commit, created_at=task.created_at,
-                                               released_at=released)  # fmt: skip
+        fresh.tasks[task.task_id] = IndexEntry(
+            task_id=task.task_id,
+            source=task.source,
+            commit=task.commit,
+            created_at=task.created_at,
+            released_at=released,
+        )
     save_json(out / INDEX, fresh)
     return fresh
 

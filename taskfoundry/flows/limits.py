@@ -25,8 +25,10 @@ MODEL_CALLS = "taskfoundry-model-calls"
 
 def ensure_limits(config: Config) -> None:
     """Create (or resize) the global concurrency limits this config asks for."""
-    wanted = {DOCKER_BUILDS: config.orchestration.docker_builds,
-              MODEL_CALLS: config.orchestration.model_calls}  # fmt: skip
+    wanted = {
+        DOCKER_BUILDS: config.orchestration.docker_builds,
+        MODEL_CALLS: config.orchestration.model_calls,
+    }
     with get_client(sync_client=True) as client:
         for name, slots in wanted.items():
             client.upsert_global_concurrency_limit_by_name(name, slots)

@@ -39,9 +39,16 @@ log = logging.getLogger(__name__)
 
 def built_row(source: str, task_dir: Any, seconds: float) -> RunRow:
     task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
-    return RunRow(source=source, status="built", task_id=task.task_id, task_dir=task_dir,
-                  commit=task.commit, tests_kept=task.stats.tests_kept,
-                  line_rate=task.stats.line_rate, seconds=round(seconds, 2))  # fmt: skip
+    return RunRow(
+        source=source,
+        status="built",
+        task_id=task.task_id,
+        task_dir=task_dir,
+        commit=task.commit,
+        tests_kept=task.stats.tests_kept,
+        line_rate=task.stats.line_rate,
+        seconds=round(seconds, 2),
+    )
 
 
 def failed_row(source: str, exc: BaseException, start: float) -> RunRow:
@@ -90,8 +97,7 @@ def batch_runner(config: Config) -> TaskRunner[Any]:
     try:
         from prefect_dask import DaskTaskRunner  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise ConfigError("orchestration.dask_address needs prefect-dask "
-                          "(pip install prefect-dask)") from exc  # fmt: skip
+        raise ConfigError("orchestration.dask_address needs prefect-dask (pip install prefect-dask)") from exc
     runner: TaskRunner[Any] = DaskTaskRunner(address=orch.dask_address)
     return runner
 

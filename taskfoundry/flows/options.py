@@ -37,14 +37,16 @@ class OrchestrationConfig(BaseModel):
         4, ge=1, description="slots of the global concurrency limit on model-driven generation"
     )
     max_failures: float | None = Field(
-        None, ge=0,
+        None,
+        ge=0,
         description="failure budget of a batch: a fraction of its sources (< 1) or a count (>= 1); "
         "the run ends early once more fail; None: no budget",
-    )  # fmt: skip
+    )
     dask_address: str | None = Field(
-        None, description="run a batch's sources on this Dask scheduler (needs prefect-dask); "
+        None,
+        description="run a batch's sources on this Dask scheduler (needs prefect-dask); "
         "None: threads in this process",
-    )  # fmt: skip
+    )
     resume: bool = Field(
         True, description="reuse persisted stage results (cache key: inputs + task source + version)"
     )

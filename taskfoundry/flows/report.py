@@ -57,13 +57,19 @@ def task_table(
     """The per-task dashboard table: one metric a row."""
     s = task.stats
     rows = [
-        ("task", task.task_id), ("commit", task.commit[:12]), ("language", task.language),
-        ("tests generated", str(s.tests_generated)), ("tests kept", str(s.tests_kept)),
-        ("dropped", _counts(s.dropped)), ("line coverage", f"{s.line_rate:.1%}"),
-        ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"), ("lint findings", _counts(facts.lint)),
-        ("triage", _counts(facts.triage)), ("leak scan", facts.leak),
+        ("task", task.task_id),
+        ("commit", task.commit[:12]),
+        ("language", task.language),
+        ("tests generated", str(s.tests_generated)),
+        ("tests kept", str(s.tests_kept)),
+        ("dropped", _counts(s.dropped)),
+        ("line coverage", f"{s.line_rate:.1%}"),
+        ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"),
+        ("lint findings", _counts(facts.lint)),
+        ("triage", _counts(facts.triage)),
+        ("leak scan", facts.leak),
         ("test assets", facts.assets),
-    ]  # fmt: skip
+    ]
     rows += [(f"dropped: {k}", str(v)) for k, v in sorted(s.dropped.items())]
     for stage, secs in s.stage_seconds.items():
         how = " (cached)" if cached and cached.get(stage) else ""
@@ -107,14 +113,17 @@ def run_table(summary: RunSummary) -> list[dict[str, object]]:
     """The run summary table: one row per source."""
     return [
         {
-            "source": r.source, "status": r.status, "task": r.task_id or "",
+            "source": r.source,
+            "status": r.status,
+            "task": r.task_id or "",
             "kept": "" if r.tests_kept is None else r.tests_kept,
             "coverage": "" if r.line_rate is None else f"{r.line_rate:.1%}",
-            "seconds": round(r.seconds, 1), "cached": ",".join(r.cached_stages),
+            "seconds": round(r.seconds, 1),
+            "cached": ",".join(r.cached_stages),
             "error": failure_text(r) if r.status in ("failed", "cancelled") else "",
         }
         for r in summary.rows
-    ]  # fmt: skip
+    ]
 
 
 def run_markdown(summary: RunSummary) -> str:

@@ -30,13 +30,19 @@ def deployments(config: Config) -> list[RunnerDeployment]:
     params: dict[str, Any] = {"config": config.model_dump(mode="json")}
     cron = Cron(refresh.cron, timezone=refresh.timezone)
     return [
-        _deployment(refresh_flow, "refresh", schedules=[cron], parameters=params,
-                    description="build the catalog's new candidates"),
+        _deployment(
+            refresh_flow,
+            "refresh",
+            schedules=[cron],
+            parameters=params,
+            description="build the catalog's new candidates",
+        ),
         _deployment(build_flow, "build", parameters=params, description="build one task"),
-        _deployment(build_many_flow, "build-many", parameters=params,
-                    description="build many sources, concurrently"),
+        _deployment(
+            build_many_flow, "build-many", parameters=params, description="build many sources, concurrently"
+        ),
         _deployment(evaluate_flow, "evaluate", description="grade a run directory"),
-    ]  # fmt: skip
+    ]
 
 
 def serve_all(config: Config, limit: int | None = None) -> None:

@@ -38,8 +38,9 @@ class RunRow(BaseModel):
         message = exc.message if isinstance(exc, StageError) else str(exc)
         if not isinstance(exc, TaskfoundryError):
             message = f"{type(exc).__name__}: {message}"
-        return cls(source=source, status="failed", stage=stage, error=message, log=log,
-                   seconds=round(seconds, 2))  # fmt: skip
+        return cls(
+            source=source, status="failed", stage=stage, error=message, log=log, seconds=round(seconds, 2)
+        )
 
 
 class RunSummary(BaseModel):
@@ -78,6 +79,8 @@ class FailureBudgetExceeded(TaskfoundryError):
     def __init__(self, summary: RunSummary) -> None:
         self.summary = summary
         failed = summary.count("failed")
-        super().__init__(f"failure budget exceeded: {failed} of {len(summary.rows)} sources failed "
-                         f"(--max-failures {summary.max_failures}); "
-                         f"{summary.count('cancelled')} not started")  # fmt: skip
+        super().__init__(
+            f"failure budget exceeded: {failed} of {len(summary.rows)} sources failed "
+            f"(--max-failures {summary.max_failures}); "
+            f"{summary.count('cancelled')} not started"
+        )

@@ -30,7 +30,7 @@ from taskfoundry.pipeline.results import (
     GenerateStage,
     LintStage,
     SourceResult,
-)  # fmt: skip
+)
 from taskfoundry.sandbox.docker import docker_client
 
 log = logging.getLogger(__name__)
@@ -74,12 +74,17 @@ def filter_task(gen: GenerateStage, lint: LintStage, clean: CleanroomStage, conf
 
 @task(name="package")
 def package_task(
-    src: SourceResult, build: BuildStage, clean: CleanroomStage, gen: GenerateStage,
-    lint: LintStage, filt: FilterStage, config: Config, stage_seconds: dict[str, float],
-) -> Path:  # fmt: skip
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    lint: LintStage,
+    filt: FilterStage,
+    config: Config,
+    stage_seconds: dict[str, float],
+) -> Path:
     # not cached: it writes the task directory, the thing a resumed run must produce
-    return package.package_stage(src, build, clean, gen, lint, filt, config, docker_client(),
-                                 stage_seconds)  # fmt: skip
+    return package.package_stage(src, build, clean, gen, lint, filt, config, docker_client(), stage_seconds)
 
 
 @dataclass
@@ -115,8 +120,7 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: An
     cached = state.name == "Cached"
     reason = stale_reason(result, _image_exists) if cached else None
     if reason:
-        log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source,
-                    fn.name, reason)  # fmt: skip
+        log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source, fn.name, reason)
         result = fn.with_options(refresh_cache=True)(*args)
         cached = False
     elif cached and isinstance(getattr(result, "built", None), bool):

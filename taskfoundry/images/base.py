@@ -26,11 +26,32 @@ from taskfoundry.images.build import image_exists
 log = logging.getLogger(__name__)
 
 DEFAULT_PACKAGES = [
-    "build-essential", "cmake", "meson", "ninja-build", "pkg-config", "autoconf", "automake",
-    "libtool", "golang-go", "rustc", "cargo", "llvm", "gcovr", "python3", "python3-pytest",
-    "python3-pytest-xdist", "python3-pytest-timeout", "python3-venv", "python3-coverage",
-    "git", "tmux", "ca-certificates", "procps", "file", "less",
-]  # fmt: skip
+    "build-essential",
+    "cmake",
+    "meson",
+    "ninja-build",
+    "pkg-config",
+    "autoconf",
+    "automake",
+    "libtool",
+    "golang-go",
+    "rustc",
+    "cargo",
+    "llvm",
+    "gcovr",
+    "python3",
+    "python3-pytest",
+    "python3-pytest-xdist",
+    "python3-pytest-timeout",
+    "python3-venv",
+    "python3-coverage",
+    "git",
+    "tmux",
+    "ca-certificates",
+    "procps",
+    "file",
+    "less",
+]
 
 
 class BaseImageConfig(BaseModel):
@@ -48,8 +69,7 @@ class BaseImageConfig(BaseModel):
     )
 
     def recipe_hash(self) -> str:
-        recipe = {"suite": self.suite, "packages": sorted(self.packages), "pulled": self.pulled,
-                  "version": 2}  # fmt: skip
+        recipe = {"suite": self.suite, "packages": sorted(self.packages), "pulled": self.pulled, "version": 2}
         blob = json.dumps(recipe, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:12]
 
@@ -107,8 +127,14 @@ def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
     logfile = tarball.with_suffix(".log")
     with tempfile.TemporaryDirectory(prefix="tf-rootfs-", dir=tarball.parent) as tmp:
         rootfs = Path(tmp) / "rootfs"
-        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(config.packages)}",
-               config.suite, str(rootfs), config.mirror]  # fmt: skip
+        cmd = [
+            "debootstrap",
+            "--variant=minbase",
+            f"--include={','.join(config.packages)}",
+            config.suite,
+            str(rootfs),
+            config.mirror,
+        ]
         log.info("bootstrapping %s into %s", config.suite, rootfs)
         with logfile.open("wb") as out:
             proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
@@ -135,9 +161,7 @@ def _import(client: docker.DockerClient, tarball: Path, tag: str) -> None:
     repo, _, version = tag.partition(":")
     log.info("importing %s as %s", tarball, tag)
     try:
-        client.api.import_image_from_file(
-            str(tarball), repository=repo, tag=version, changes=_CHANGES
-        )
+        client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=_CHANGES)
     except APIError as exc:
         raise StageError("base", f"docker import of {tarball} failed: {exc}") from exc
     if not image_exists(client, tag):

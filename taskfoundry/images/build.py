@@ -63,9 +63,14 @@ def _stream_build(client: docker.DockerClient, context: Path, tag: str, out: io.
     """Run the build, writing its log; return the error text, or '' on success."""
     try:
         stream = client.api.build(
-            fileobj=_tar_context(context), custom_context=True, tag=tag, rm=True,
-            forcerm=True, decode=True, pull=False,
-        )  # fmt: skip
+            fileobj=_tar_context(context),
+            custom_context=True,
+            tag=tag,
+            rm=True,
+            forcerm=True,
+            decode=True,
+            pull=False,
+        )
         for chunk in stream:
             if "stream" in chunk:
                 out.write(chunk["stream"])
@@ -94,5 +99,3 @@ def tag_alias(client: docker.DockerClient, tag: str, alias: str) -> None:
         client.images.get(tag).tag(repo, version)
     except APIError as exc:
         raise StageError("package", f"cannot tag {tag} as {alias}: {exc}") from exc
-
-

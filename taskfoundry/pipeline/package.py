@@ -25,7 +25,7 @@ from taskfoundry.models import (
     branch_key,
     save_json,
     save_yaml,
-)  # fmt: skip
+)
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -33,7 +33,7 @@ from taskfoundry.pipeline.results import (
     GenerateStage,
     LintStage,
     SourceResult,
-)  # fmt: skip
+)
 
 Level = Literal["easy", "medium", "hard"]
 _CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}
@@ -70,8 +70,14 @@ def suite_tarball(suite: Path) -> bytes:
 
 
 def package_stage(
-    src: SourceResult, build: BuildStage, clean: CleanroomStage, gen: GenerateStage,
-    lint: LintStage, filt: FilterStage, config: Config, client: docker.DockerClient,
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    lint: LintStage,
+    filt: FilterStage,
+    config: Config,
+    client: docker.DockerClient,
     stage_seconds: dict[str, float],
 ) -> Path:
     """Write <out>/tasks/<task id>/ in one rename; returns its path."""
@@ -84,21 +90,38 @@ def package_stage(
     for records in filt.dropped.values():
         dropped_by[records[0].id] = dropped_by.get(records[0].id, 0) + 1
     stats = TaskStats(
-        tests_generated=gen.generated, tests_kept=len(filt.kept), dropped=dropped_by,
-        line_rate=round(filt.coverage.line_rate, 4), lines_covered=filt.coverage.lines_covered,
-        lines_total=filt.coverage.lines_total, dummy_pass_rate=round(filt.dummy_pass_rate, 4),
+        tests_generated=gen.generated,
+        tests_kept=len(filt.kept),
+        dropped=dropped_by,
+        line_rate=round(filt.coverage.line_rate, 4),
+        lines_covered=filt.coverage.lines_covered,
+        lines_total=filt.coverage.lines_total,
+        dummy_pass_rate=round(filt.dummy_pass_rate, 4),
         stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
-    )  # fmt: skip
+    )
     task = TaskYaml(
-        repository=f"{src.owner}/{src.repo}", commit=src.commit, language=build.recipe.language,
-        difficulty=level, eval_clean_hashes=[build.gold_sha256], task_id=src.task_id,
-        difficulty_score=score, source=src.source, created_at=datetime.now(UTC),
-        executable=build.recipe.executable, images=images, stats=stats, upstream=src.upstream,
+        repository=f"{src.owner}/{src.repo}",
+        commit=src.commit,
+        language=build.recipe.language,
+        difficulty=level,
+        eval_clean_hashes=[build.gold_sha256],
+        task_id=src.task_id,
+        difficulty_score=score,
+        source=src.source,
+        created_at=datetime.now(UTC),
+        executable=build.recipe.executable,
+        images=images,
+        stats=stats,
+        upstream=src.upstream,
         source_visible=bool(build.recipe.source_visible),
-    )  # fmt: skip
+    )
     ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
-    branch = Branch(tests=filt.kept, ignored_tests=ignored, ignored=filt.branch_error is not None,
-                    ignore_reason=filt.branch_error)  # fmt: skip
+    branch = Branch(
+        tests=filt.kept,
+        ignored_tests=ignored,
+        ignored=filt.branch_error is not None,
+        ignore_reason=filt.branch_error,
+    )
     tests = TestsJson(branches={key: branch})
     final = config.tasks_dir / src.task_id
     with atomic.staged_dir(final) as tmp:
@@ -114,24 +137,45 @@ def package_stage(
 
 
 def _reports(
-    reports: Path, build: BuildStage, gen: GenerateStage, lint: LintStage, filt: FilterStage,
+    reports: Path,
+    build: BuildStage,
+    gen: GenerateStage,
+    lint: LintStage,
+    filt: FilterStage,
     clean: CleanroomStage,
 ) -> None:
     save_json(reports / "coverage.json", filt.coverage)
     save_json(reports / "coverage_generated.json", gen.coverage)
     save_json(reports / "leak.json", clean.leak)
     save_json(reports / "assets.json", clean.assets)
-    atomic.write_json(reports / "images.json", {
-        "task": build.image, "task_built": build.built, "base": build.base_image,
-        "toolchain": build.runtime_image,
-        "cleanroom": clean.image, "cleanroom_built": clean.built, "build_log": str(build.log),
-    })  # fmt: skip
+    atomic.write_json(
+        reports / "images.json",
+        {
+            "task": build.image,
+            "task_built": build.built,
+            "base": build.base_image,
+            "toolchain": build.runtime_image,
+            "cleanroom": clean.image,
+            "cleanroom_built": clean.built,
+            "build_log": str(build.log),
+        },
+    )
     atomic.write_json(reports / "lint.json", lint.report)
-    atomic.write_json(reports / "filter.json", {
-        "kept": filt.kept, "dummy_pass_rate": filt.dummy_pass_rate,
-        "dropped": {k: [r.model_dump(mode="json") for r in v] for k, v in filt.dropped.items()},
-    })  # fmt: skip
-    atomic.write_json(reports / "generate.json", {
-        "branch": gen.branch, "generated": gen.generated, "probes_run": gen.probes_run,
-        "exhausted": gen.exhausted, "seconds": gen.explorer_seconds,
-    })  # fmt: skip
+    atomic.write_json(
+        reports / "filter.json",
+        {
+            "kept": filt.kept,
+            "dummy_pass_rate": filt.dummy_pass_rate,
+            "dropped": {k: [r.model_dump(mode="json") for r in v] for k, v in filt.dropped.items()},
+        },
+    )
+    atomic.write_json(
+        reports / "generate.json",
+        {
+            "branch": gen.branch,
+            "generated": gen.generated,
+            "probes_run": gen.probes_run,
+            "exhausted": gen.exhausted,
+            "seconds": gen.explorer_seconds,
+        },
+    )

@@ -33,7 +33,7 @@ from taskfoundry.pipeline.results import (
     GenerateStage,
     LintStage,
     SourceResult,
-)  # fmt: skip
+)
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import Checkout, resolve_source
@@ -49,8 +49,15 @@ PROBE_LIMITS = SandboxLimits(memory_mb=2048, pids=512, output_bytes=512 * 1024 *
 def source_stage(source: str, config: Config) -> SourceResult:
     co = resolve_source(source, config.work_dir, config.sources)
     upstream = UpstreamInfo(**dataclasses.asdict(co.upstream)) if co.upstream else None
-    return SourceResult(path=co.path, owner=co.owner, repo=co.repo, commit=co.commit,
-                        source=co.source, task_id=co.task_id, upstream=upstream)  # fmt: skip
+    return SourceResult(
+        path=co.path,
+        owner=co.owner,
+        repo=co.repo,
+        commit=co.commit,
+        source=co.source,
+        task_id=co.task_id,
+        upstream=upstream,
+    )
 
 
 def _build_agent(config: Config) -> BuildAgent | None:
@@ -62,14 +69,20 @@ def build_stage(src: SourceResult, config: Config, client: docker.DockerClient) 
     upstream = Upstream(**src.upstream.model_dump()) if src.upstream else None
     co = Checkout(src.path, src.owner, src.repo, src.commit, src.source, upstream)
     base = ensure_base_image(config.base, client)
-    recipe = resolve_recipe(co, config.executable, base, client, config.work_dir,
-                            _build_agent(config))  # fmt: skip
+    recipe = resolve_recipe(co, config.executable, base, client, config.work_dir, _build_agent(config))
     res = run_build(co, recipe, base, config.work_dir, client, config.namespace)
     with DockerSandbox(res.image, PROBE_LIMITS, client=client) as box:
         gold = box.get_file(GOLD)
-    return BuildStage(base_image=base, image=res.image, built=res.built, recipe=recipe,
-                      build_sh=res.build_sh, gold_sha256=hashlib.sha256(gold).hexdigest(),
-                      log=res.log, toolchain_image=res.toolchain)  # fmt: skip
+    return BuildStage(
+        base_image=base,
+        image=res.image,
+        built=res.built,
+        recipe=recipe,
+        build_sh=res.build_sh,
+        gold_sha256=hashlib.sha256(gold).hexdigest(),
+        log=res.log,
+        toolchain_image=res.toolchain,
+    )
 
 
 def program_name(build: BuildStage) -> str:
@@ -91,12 +104,26 @@ def cleanroom_stage(
     workdir = config.work_dir / "cleanroom" / src.task_id
     repo = f"{config.namespace}/cleanroom-{src.owner}_1776_{src.repo}"
     visible = build.recipe.source_visible
-    tag, built = build_cleanroom(client, build.runtime_image, gold, docs, workdir, repo,
-                                 source_visible=visible, assets=files,
-                                 runtime_data=runtime.runtime_tar(data) if data else None)  # fmt: skip
+    tag, built = build_cleanroom(
+        client,
+        build.runtime_image,
+        gold,
+        docs,
+        workdir,
+        repo,
+        source_visible=visible,
+        assets=files,
+        runtime_data=runtime.runtime_tar(data) if data else None,
+    )
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
-        leak = leakscan.scan(box, tag, build.gold_sha256, source=src.path, gold_readable=visible,
-                             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)})  # fmt: skip
+        leak = leakscan.scan(
+            box,
+            tag,
+            build.gold_sha256,
+            source=src.path,
+            gold_readable=visible,
+            allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
+        )
     return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
 
 
@@ -119,19 +146,29 @@ def generate_stage(
     generator = make_generator(config.generator)
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
         ctx = GenerationContext(
-            sandbox=box, repo=src.path, program=program_name(build), recipe=build.recipe,
-            go_module=_go_module(src.path), log_dir=config.work_dir / "generate" / src.task_id,
-            config=config, exclude=third_party_prefixes(src.path),
-        )  # fmt: skip
+            sandbox=box,
+            repo=src.path,
+            program=program_name(build),
+            recipe=build.recipe,
+            go_module=_go_module(src.path),
+            log_dir=config.work_dir / "generate" / src.task_id,
+            config=config,
+            exclude=third_party_prefixes(src.path),
+        )
         branch = generator.generate(ctx)
     suite = config.work_dir / "suites" / src.task_id / branch.name
     write_suite(suite, branch.files)
     return GenerateStage(
-        branch=branch.name, suite=suite, tests=branch.tests, generated=len(branch.tests),
-        probes_run=branch.probes_run, exhausted=branch.exhausted,
+        branch=branch.name,
+        suite=suite,
+        tests=branch.tests,
+        generated=len(branch.tests),
+        probes_run=branch.probes_run,
+        exhausted=branch.exhausted,
         coverage=CoverageReport.from_lines(branch.covered, branch.total),
-        per_test_lines=branch.per_test_lines, explorer_seconds=branch.seconds,
-    )  # fmt: skip
+        per_test_lines=branch.per_test_lines,
+        explorer_seconds=branch.seconds,
+    )
 
 
 def write_suite(suite: Path, files: dict[str, str]) -> None:
@@ -158,40 +195,55 @@ def lint_stage(gen: GenerateStage) -> LintStage:
             continue
         name = f"eval.tests.{Path(finding.path).stem}.{finding.test.replace('::', '.')}"
         dropped.setdefault(name, []).append(
-            DropRecord(id="lint_high", timestamp=now, detail=f"{finding.rule}: {finding.message}"))
+            DropRecord(id="lint_high", timestamp=now, detail=f"{finding.rule}: {finding.message}")
+        )
     high = sum(f.severity == "HIGH" for f in result.findings)
-    return LintStage(dropped=dropped, findings=len(result.findings), high=high,
-                     report=result.to_json())  # fmt: skip
+    return LintStage(dropped=dropped, findings=len(result.findings), high=high, report=result.to_json())
 
 
 def filter_stage(
-    gen: GenerateStage, lint: LintStage, clean: CleanroomStage, config: Config,
+    gen: GenerateStage,
+    lint: LintStage,
+    clean: CleanroomStage,
+    config: Config,
     client: docker.DockerClient,
 ) -> FilterStage:
     usage = clean.usage.get("", "")
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
     try:
-        res = run_filter(client, clean.image, gen.suite, gen.tests, usage, config.filter,
-                         lint.dropped)  # fmt: skip
+        res = run_filter(client, clean.image, gen.suite, gen.tests, usage, config.filter, lint.dropped)
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
-        return FilterStage(kept=[], dropped=lint.dropped, dummy_pass_rate=0.0,
-                           coverage=CoverageReport.from_lines({}, total),
-                           branch_error=f"infrastructure failure in the filter: {exc}")  # fmt: skip
+        return FilterStage(
+            kept=[],
+            dropped=lint.dropped,
+            dummy_pass_rate=0.0,
+            coverage=CoverageReport.from_lines({}, total),
+            branch_error=f"infrastructure failure in the filter: {exc}",
+        )
     failed = final_check(client, clean.image, gen.suite, res.kept)
     if failed:
-        raise StageError("filter", f"{len(failed)} kept tests failed the final gold run "
-                         f"(first: {failed[0]}); the task is not packaged")  # fmt: skip
+        raise StageError(
+            "filter",
+            f"{len(failed)} kept tests failed the final gold run "
+            f"(first: {failed[0]}); the task is not packaged",
+        )
     covered: dict[str, set[int]] = {}
     for name in res.kept:
         for f, lines in gen.per_test_lines.get(name, {}).items():
             covered.setdefault(f, set()).update(lines)
-    return FilterStage(kept=res.kept, dropped=res.dropped, dummy_pass_rate=res.dummy_pass_rate,
-                       coverage=CoverageReport.from_lines(covered, total))  # fmt: skip
+    return FilterStage(
+        kept=res.kept,
+        dropped=res.dropped,
+        dummy_pass_rate=res.dummy_pass_rate,
+        coverage=CoverageReport.from_lines(covered, total),
+    )
 
 
 def require_clean(clean: CleanroomStage) -> None:
     if clean.leak.verdict != "clean":
         kinds = sorted({f.kind for f in clean.leak.findings})
-        raise StageError("cleanroom", f"leak scan found {len(clean.leak.findings)} leaks "
-                         f"({', '.join(kinds)}) in {clean.image}")  # fmt: skip
+        raise StageError(
+            "cleanroom",
+            f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
+        )

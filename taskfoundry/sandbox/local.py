@@ -137,9 +137,7 @@ class LocalSandbox:
         err.join(_READER_GRACE)
         exit_code = 128 - code if code < 0 else code  # killed by signal N -> 128 + N
         truncated = out.truncated or err.truncated
-        return ExecResult(
-            exit_code, out.data(), err.data(), timed_out, truncated, time.monotonic() - start
-        )
+        return ExecResult(exit_code, out.data(), err.data(), timed_out, truncated, time.monotonic() - start)
 
     # files ---------------------------------------------------------------
     def put_dir(self, src: Path, dest: str) -> None:

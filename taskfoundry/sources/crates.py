@@ -40,21 +40,28 @@ def index_path(name: str) -> str:
 def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     name, version = parse(spec)
     index = config.crates.index.rstrip("/")
-    releases = [json.loads(line) for line in get_bytes(f"{index}/{index_path(name)}").splitlines()
-                if line.strip()]  # fmt: skip
+    releases = [
+        json.loads(line) for line in get_bytes(f"{index}/{index_path(name)}").splitlines() if line.strip()
+    ]
     release = _pick(releases, name, version, config.crates.max_rust_version)
     dl = str(get_json(f"{index}/config.json")["dl"])
     url = download_url(dl, release["name"], release["vers"], release["cksum"])
-    up = Upstream(registry="crates.io", name=release["name"], version=release["vers"], url=url,
-                  sha256=release["cksum"])  # fmt: skip
+    up = Upstream(
+        registry="crates.io", name=release["name"], version=release["vers"], url=url, sha256=release["cksum"]
+    )
     archive = f"{release['name']}-{release['vers']}.crate"
     return checkout_release(up, archive, f"crate:{name}", workdir, config.cache(workdir))
 
 
 def download_url(dl: str, name: str, version: str, cksum: str) -> str:
     """cargo's rule: fill the markers of `dl`, or append `/{crate}/{version}/download`."""
-    markers = {"{crate}": name, "{version}": version, "{prefix}": index_path(name).rsplit("/", 1)[0],
-               "{lowerprefix}": index_path(name).rsplit("/", 1)[0], "{sha256-checksum}": cksum}  # fmt: skip
+    markers = {
+        "{crate}": name,
+        "{version}": version,
+        "{prefix}": index_path(name).rsplit("/", 1)[0],
+        "{lowerprefix}": index_path(name).rsplit("/", 1)[0],
+        "{sha256-checksum}": cksum,
+    }
     if not any(m in dl for m in markers):
         return f"{dl.rstrip('/')}/{name}/{version}/download"
     for marker, value in markers.items():
@@ -62,8 +69,9 @@ def download_url(dl: str, name: str, version: str, cksum: str) -> str:
     return dl
 
 
-def _pick(releases: list[dict[str, Any]], name: str, version: str | None,
-          max_rust: str | None) -> dict[str, Any]:  # fmt: skip
+def _pick(
+    releases: list[dict[str, Any]], name: str, version: str | None, max_rust: str | None
+) -> dict[str, Any]:
     if not releases:
         raise StageError("source", f"crate:{name}: not available (no releases)")
     if version:
@@ -71,8 +79,11 @@ def _pick(releases: list[dict[str, Any]], name: str, version: str | None,
             if rel["vers"] == version:
                 return rel
         raise StageError("source", f"crate:{name}@{version}: not available (no such release)")
-    ok = [r for r in releases if not r.get("yanked") and "-" not in r["vers"]
-          and _fits(r.get("rust_version"), max_rust)]  # fmt: skip
+    ok = [
+        r
+        for r in releases
+        if not r.get("yanked") and "-" not in r["vers"] and _fits(r.get("rust_version"), max_rust)
+    ]
     if not ok:
         raise StageError("source", f"crate:{name}: no stable release builds with rustc {max_rust}")
     return max(ok, key=lambda r: _key(r["vers"]))

@@ -59,24 +59,38 @@ def upstream_tarball(name: str, uris: list[dict[str, str]]) -> tuple[Upstream, s
     if not orig:
         raise StageError("source", f"debian:{name} {version}: not available (no upstream tarball)")
     chosen = orig[0]
-    up = Upstream(registry="debian", name=name, version=version, url=chosen["url"],
-                  sha256=chosen["sha"])  # fmt: skip
+    up = Upstream(registry="debian", name=name, version=version, url=chosen["url"], sha256=chosen["sha"])
     return up, chosen["file"]
 
 
 def _apt_options(state: Path) -> list[str]:
     return [
-        "-o", f"Dir::Etc::SourceList={state / 'sources.list'}", "-o", "Dir::Etc::SourceParts=/nonexistent",
-        "-o", f"Dir::State::Lists={state / 'lists'}", "-o", f"Dir::Cache={state / 'cache'}",
-        "-o", "Debug::NoLocking=1", "-o", "APT::Sandbox::User=root",
-    ]  # fmt: skip
+        "-o",
+        f"Dir::Etc::SourceList={state / 'sources.list'}",
+        "-o",
+        "Dir::Etc::SourceParts=/nonexistent",
+        "-o",
+        f"Dir::State::Lists={state / 'lists'}",
+        "-o",
+        f"Dir::Cache={state / 'cache'}",
+        "-o",
+        "Debug::NoLocking=1",
+        "-o",
+        "APT::Sandbox::User=root",
+    ]
 
 
 def _apt(state: Path, args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     if shutil.which("apt-get") is None:
         raise StageError("source", "debian sources need apt-get on the host (not found)")
-    return subprocess.run(["apt-get", *_apt_options(state), *args], cwd=cwd, capture_output=True,
-                          text=True, check=False, env={"LANG": "C", "PATH": "/usr/bin:/bin"})  # fmt: skip
+    return subprocess.run(
+        ["apt-get", *_apt_options(state), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"LANG": "C", "PATH": "/usr/bin:/bin"},
+    )
 
 
 def _update(state: Path, cfg: DebianConfig) -> None:

@@ -18,8 +18,20 @@ SNAPSHOT_IDENTITY = {
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
 }
 # no user or system config: no signing, hooks, autocrlf or templates can change the commit
-_CLEAN = ["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null",
-          "-c", "init.defaultBranch=main", "-c", "core.fileMode=true", "-c", "safe.directory=*"]  # fmt: skip
+_CLEAN = [
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "core.fileMode=true",
+    "-c",
+    "safe.directory=*",
+]
 
 
 def git(
@@ -33,8 +45,9 @@ def git(
     if clean:
         full_env |= {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
     prefix = _CLEAN if clean else []
-    proc = subprocess.run(["git", *prefix, *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, env=full_env)  # fmt: skip
+    proc = subprocess.run(
+        ["git", *prefix, *args], cwd=cwd, capture_output=True, text=True, check=False, env=full_env
+    )
     if proc.returncode != 0:
         raise StageError("source", f"git {' '.join(args)}: {proc.stderr.strip()}")
     return proc.stdout.strip()
@@ -48,14 +61,19 @@ def snapshot_commit(tree: Path, message: str) -> str:
     """
     git(["init", "--quiet", "--template="], cwd=tree, clean=True)
     git(["add", "--all", "--force", "."], cwd=tree, clean=True)
-    git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", message], cwd=tree,
-        env=SNAPSHOT_IDENTITY, clean=True)  # fmt: skip
+    git(
+        ["commit", "--quiet", "--no-verify", "--allow-empty", "-m", message],
+        cwd=tree,
+        env=SNAPSHOT_IDENTITY,
+        clean=True,
+    )
     return git(["rev-parse", "HEAD"], cwd=tree, clean=True)
 
 
 def toplevel(path: Path) -> Path | None:
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=path, capture_output=True, text=True, check=False
+    )
     return Path(proc.stdout.strip()).resolve() if proc.returncode == 0 else None
 
 

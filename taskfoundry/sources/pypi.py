@@ -29,8 +29,13 @@ def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     meta = get_json(url)  # one look-up: it lists every release
     release, sdist = _sdist(meta, name, version)
     sdist["url"] = urllib.parse.urljoin(url, sdist["url"])  # mirrors may answer relative URLs
-    up = Upstream(registry="pypi", name=str(meta["info"]["name"]), version=release,
-                  url=sdist["url"], sha256=sdist["digests"]["sha256"])  # fmt: skip
+    up = Upstream(
+        registry="pypi",
+        name=str(meta["info"]["name"]),
+        version=release,
+        url=sdist["url"],
+        sha256=sdist["digests"]["sha256"],
+    )
     return checkout_release(up, sdist["filename"], f"pypi:{name}", workdir, config.cache(workdir))
 
 
@@ -44,8 +49,7 @@ def _sdist(meta: dict[str, Any], name: str, pinned: str | None) -> tuple[str, di
     if files:
         return version, files[0]
     if not pinned:  # the latest release may ship wheels only: take the newest sdist upload
-        candidates = [(f["upload_time_iso_8601"], v, f) for v, fs in releases.items()
-                      for f in _sdists(fs)]  # fmt: skip
+        candidates = [(f["upload_time_iso_8601"], v, f) for v, fs in releases.items() for f in _sdists(fs)]
         if candidates:
             _, older, sdist = max(candidates, key=lambda c: c[0])
             return str(older), sdist

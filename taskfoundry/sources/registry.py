@@ -19,8 +19,10 @@ class DebianConfig(BaseModel):
     mirror: str = Field("http://deb.debian.org/debian", description="Debian archive URL")
     suite: str = Field("trixie", description="suite whose Sources index is searched")
     components: list[str] = Field(default_factory=lambda: ["main"])
-    keyring: Path = Field(Path("/usr/share/keyrings/debian-archive-keyring.gpg"),
-                          description="keyring that signs the suite's Release file")  # fmt: skip
+    keyring: Path = Field(
+        Path("/usr/share/keyrings/debian-archive-keyring.gpg"),
+        description="keyring that signs the suite's Release file",
+    )
     max_age_hours: float = Field(24.0, description="refresh the Sources index after this long")
     trusted: bool = Field(False, description="accept an unsigned archive (a local mirror or a test)")
 
@@ -30,9 +32,10 @@ class CratesConfig(BaseModel):
 
     index: str = Field("https://index.crates.io", description="sparse index URL")
     max_rust_version: str | None = Field(
-        "1.85", description="newest rustc the build image has: a `crate:NAME` with no version "
-        "picks the newest release whose rust-version is not above it"
-    )  # fmt: skip
+        "1.85",
+        description="newest rustc the build image has: a `crate:NAME` with no version "
+        "picks the newest release whose rust-version is not above it",
+    )
 
 
 class PyPIConfig(BaseModel):
@@ -47,16 +50,13 @@ class SourceConfig(BaseModel):
     debian: DebianConfig = Field(default_factory=DebianConfig)
     crates: CratesConfig = Field(default_factory=CratesConfig)
     pypi: PyPIConfig = Field(default_factory=PyPIConfig)
-    cache_dir: Path | None = Field(
-        None, description="downloads and apt state; None: <workdir>/cache"
-    )
+    cache_dir: Path | None = Field(None, description="downloads and apt state; None: <workdir>/cache")
 
     def cache(self, workdir: Path) -> Path:
         return mkdirs(self.cache_dir or workdir / "cache")
 
 
-def checkout_release(up: Upstream, archive_name: str, source: str, workdir: Path,
-                     cache: Path) -> Checkout:  # fmt: skip
+def checkout_release(up: Upstream, archive_name: str, source: str, workdir: Path, cache: Path) -> Checkout:
     """Download `up`'s archive (digest checked), unpack it and commit it deterministically.
 
     The task id is `<registry prefix>__<name>.<sha7>`; the commit message names the

@@ -50,8 +50,9 @@ def provider(prefix: str) -> RegistryProvider:
         target = PROVIDERS[prefix]
     except KeyError:
         known = ", ".join(f"{p}:" for p in sorted(PROVIDERS))
-        raise StageError("source", f"unknown source type {prefix!r}: use a path, a git URL, "
-                         f"or one of {known}") from None  # fmt: skip
+        raise StageError(
+            "source", f"unknown source type {prefix!r}: use a path, a git URL, or one of {known}"
+        ) from None
     module, _, func = target.partition(":")
     fetch: RegistryProvider = getattr(importlib.import_module(module), func)
     return fetch

@@ -71,19 +71,21 @@ the standard library; no conftest.py, no helper modules, no data files."""
 
 AREAS = {
     "args": "command-line options and arguments: each flag in its short and long forms, missing "
-            "and invalid values, conflicting options, and their exit codes and error messages",
+    "and invalid values, conflicting options, and their exit codes and error messages",
     "config": "configuration: config files, environment variables and defaults they change "
-              "(if the program has none, submit without writing tests)",
+    "(if the program has none, submit without writing tests)",
     "help": "help, usage and version output: --help/-h of the program and of each subcommand, "
-            "--version, and the usage errors",
+    "--version, and the usage errors",
     "io": "input and output: stdin versus file arguments, several files, empty and malformed "
-          "input, output files, formats and encodings",
+    "input, output files, formats and encodings",
     "subcommands": "each subcommand (or mode) on typical inputs and on edge cases",
     "tui": "interactive or terminal behavior that can be driven through stdin "
-           "(if the program has none, submit without writing tests)",
-}  # fmt: skip
-MONOLITHIC = ("Write the whole suite: every documented command, option, input format and error, "
-              "one feature at a time, into files named after the feature (test_<feature>.py).")  # fmt: skip
+    "(if the program has none, submit without writing tests)",
+}
+MONOLITHIC = (
+    "Write the whole suite: every documented command, option, input format and error, "
+    "one feature at a time, into files named after the feature (test_<feature>.py)."
+)
 FIRST_ROUND = MONOLITHIC + " Use the `coverage` tool to find what your tests do not reach yet."
 NEXT_ROUND = """\
 Round {n}. The tests directory already holds {files}. On the coverage build they reach
@@ -169,9 +171,10 @@ class _Budget:
         update = {
             "step_limit": None if lim.step_limit is None else max(1, (lim.step_limit - self.steps) // n),
             "cost_limit": None if lim.cost_limit is None else (lim.cost_limit - self.cost) / n,
-            "time_limit": None if lim.time_limit is None
+            "time_limit": None
+            if lim.time_limit is None
             else (lim.time_limit - (self.clock() - self.start)) / n,
-        }  # fmt: skip
+        }
         return lim.model_copy(update=update)
 
     def add(self, result: AgentResult) -> None:
@@ -182,8 +185,14 @@ class _Budget:
 class _Session:
     """One generation: the agent's runs in one workspace, under one budget."""
 
-    def __init__(self, model: Model, ws: Workspace, cfg: AgentGenConfig, ctx: GenerationContext,
-                 clock: Callable[[], float]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: Model,
+        ws: Workspace,
+        cfg: AgentGenConfig,
+        ctx: GenerationContext,
+        clock: Callable[[], float],
+    ) -> None:
         self.model, self.ws, self.cfg, self.clock = model, ws, cfg, clock
         self.name = branch_name(cfg.strategy, model.name)
         self.traj_dir = ctx.log_dir / "trajectories" / self.name
@@ -195,8 +204,9 @@ class _Session:
         self.reviewer = Reviewer(ws, dummies, self.usage) if cfg.review else None
         lay = ws.layout
         context = CONTEXT.format(gold=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir)
-        self.task = AgentTask(executable=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir,
-                              context=context)  # fmt: skip
+        self.task = AgentTask(
+            executable=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir, context=context
+        )
 
     def mark(self, budget: str | None) -> None:
         self.report.exhausted = self.report.exhausted or budget
@@ -209,16 +219,29 @@ class _Session:
             return None
         path = self.traj_dir / f"{label}.json"
         result = run_agent(
-            self.model, self.ws.sandbox, self.task.model_copy(update={"instructions": instructions}),
-            self.budget.share(runs_left), trajectory_path=path,
-            coverage=self.ws.measure if self.ws.has_coverage else None, feedback=self.reviewer,
+            self.model,
+            self.ws.sandbox,
+            self.task.model_copy(update={"instructions": instructions}),
+            self.budget.share(runs_left),
+            trajectory_path=path,
+            coverage=self.ws.measure if self.ws.has_coverage else None,
+            feedback=self.reviewer,
             clock=self.clock,
-        )  # fmt: skip
+        )
         self.budget.add(result)
-        self.report.runs.append(RunRecord(
-            label=label, status=result.status, exhausted=result.exhausted, error=result.error,
-            steps=result.steps, revisions=result.revisions, cost_usd=result.usage.cost_usd,
-            seconds=result.elapsed_s, trajectory=path))  # fmt: skip
+        self.report.runs.append(
+            RunRecord(
+                label=label,
+                status=result.status,
+                exhausted=result.exhausted,
+                error=result.error,
+                steps=result.steps,
+                revisions=result.revisions,
+                cost_usd=result.usage.cost_usd,
+                seconds=result.elapsed_s,
+                trajectory=path,
+            )
+        )
         self.mark(result.exhausted)
         if result.status == "error":
             log.warning("agent run %s ended with an error: %s", label, result.error)
@@ -239,8 +262,11 @@ def monolithic(s: _Session, harvested: list[str]) -> None:
 def decomposed(s: _Session, harvested: list[str]) -> None:
     areas = (["harvested"] if harvested else []) + [a for a in s.cfg.areas if a in AREAS]
     for i, area in enumerate(areas):
-        text = _harvest_text(harvested) if area == "harvested" else (
-            f"Write tests for one area only: {AREAS[area]}. Name the files test_{area}_*.py.")
+        text = (
+            _harvest_text(harvested)
+            if area == "harvested"
+            else (f"Write tests for one area only: {AREAS[area]}. Name the files test_{area}_*.py.")
+        )
         if s.run(f"area-{area}", text, runs_left=len(areas) - i) is None:
             return
 
@@ -268,28 +294,39 @@ def _next_round(n: int, files: list[str], feedback: CoverageFeedback, limit: int
     shown = feedback.uncovered[:limit]
     left = len(feedback.uncovered) - len(shown)
     more = [f"... and {left} more ranges"] if left > 0 else []
-    return NEXT_ROUND.format(n=n, files=", ".join(files) or "no test files", percent=feedback.percent,
-                             uncovered="\n".join(shown + more))  # fmt: skip
+    return NEXT_ROUND.format(
+        n=n,
+        files=", ".join(files) or "no test files",
+        percent=feedback.percent,
+        uncovered="\n".join(shown + more),
+    )
 
 
 STRATEGIES: dict[str, Callable[[_Session, list[str]], None]] = {
-    "monolithic": monolithic, "decomposed": decomposed, "iterative": iterative,
-}  # fmt: skip
+    "monolithic": monolithic,
+    "decomposed": decomposed,
+    "iterative": iterative,
+}
 
 
 class AgentGenerator:
     """The `agent` generator. `model` and `layout` are for tests; by default the model comes
     from `config.agent.model` (its API key read from the environment here, at the edge)."""
 
-    def __init__(self, model: Model | None = None, layout: Layout | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: Model | None = None,
+        layout: Layout | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.model, self.layout, self.clock = model, layout or Layout(), clock
 
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
         cfg: AgentGenConfig = getattr(ctx.config, "agent", None) or AgentGenConfig()
         start = self.clock()
-        ws = Workspace(ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout,
-                       ctx.exclude)
+        ws = Workspace(
+            ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout, ctx.exclude
+        )
         ws.prepare()
         session = _Session(self.model or make_model(cfg.model, os.environ), ws, cfg, ctx, self.clock)
         harvested = find_behavioral_tests(ctx.repo) if cfg.harvest else []
@@ -314,10 +351,17 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
         raise StageError("generate", f"the agent wrote no usable tests ({_outcome(s.report)})", report_path)
     per_lines = {t: {f: sorted(ls) for f, ls in per_test[t][0].items()} for t in tests if t in per_test}
     return GeneratedBranch(
-        name=s.name, files=files, tests=tests, covered=covered, total=total, per_test_lines=per_lines,
-        usage={"": s.usage} if s.usage else {}, probes_run=sum(r.steps for r in s.report.runs),
-        exhausted=s.report.exhausted, seconds=seconds,
-    )  # fmt: skip
+        name=s.name,
+        files=files,
+        tests=tests,
+        covered=covered,
+        total=total,
+        per_test_lines=per_lines,
+        usage={"": s.usage} if s.usage else {},
+        probes_run=sum(r.steps for r in s.report.runs),
+        exhausted=s.report.exhausted,
+        seconds=seconds,
+    )
 
 
 def _per_test(s: _Session) -> dict[str, tuple[Lines, Lines]]:

@@ -62,13 +62,16 @@ class AgentGenConfig(BaseModel):
 
     model_config = {"extra": "forbid"}
 
-    model: ModelConfig = Field(default_factory=_default_model,
-                               description="provider, model, base_url, api_key_env, prices")  # fmt: skip
+    model: ModelConfig = Field(
+        default_factory=_default_model, description="provider, model, base_url, api_key_env, prices"
+    )
     strategy: Strategy = Field("iterative", description="monolithic, decomposed or iterative")
-    budget: GenerationBudget = Field(default_factory=GenerationBudget,
-                                     description="the loop's config; its limits are totals")  # fmt: skip
-    areas: list[str] = Field(default_factory=lambda: list(AREAS),
-                             description="decomposed: one run per area, in this order")  # fmt: skip
+    budget: GenerationBudget = Field(
+        default_factory=GenerationBudget, description="the loop's config; its limits are totals"
+    )
+    areas: list[str] = Field(
+        default_factory=lambda: list(AREAS), description="decomposed: one run per area, in this order"
+    )
     max_rounds: int = Field(3, ge=1, description="iterative: agent runs at most")
     coverage_target: float = Field(0.9, ge=0, le=1, description="iterative: stop at this line rate")
     min_gain: float = Field(0.5, ge=0, description="iterative: stop when a round adds fewer points")
@@ -119,8 +122,15 @@ def coverage_feedback(covered: Lines, total: Lines, detail: str = "") -> Coverag
 class Workspace:
     """The agent's working directory in the sandbox, and the runs the generator makes there."""
 
-    def __init__(self, sandbox: Sandbox, layout: Layout, coverage: str, go_module: str,
-                 timeout: float, exclude: tuple[str, ...] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        layout: Layout,
+        coverage: str,
+        go_module: str,
+        timeout: float,
+        exclude: tuple[str, ...] = (),
+    ) -> None:
         self.sandbox, self.layout, self.kind = sandbox, layout, coverage
         self.go_module, self.timeout, self.exclude = go_module, timeout, exclude
 
@@ -138,8 +148,9 @@ class Workspace:
         self.sandbox.put_file(COV_PLUGIN.encode(), PLUGIN_PATH)
 
     def _sh(self, argv: Sequence[str], stdin: bytes | None = None, workdir: str | None = None) -> str:
-        res = self.sandbox.exec(list(argv), timeout=self.timeout, stdin=stdin,
-                                workdir=workdir or self.layout.workdir)  # fmt: skip
+        res = self.sandbox.exec(
+            list(argv), timeout=self.timeout, stdin=stdin, workdir=workdir or self.layout.workdir
+        )
         if not res.ok:
             raise SuiteRunError(f"{argv[0]} failed ({res.exit_code}): {res.text()[-1500:]}")
         return res.stdout.decode(errors="replace")
@@ -147,8 +158,9 @@ class Workspace:
     def usage(self) -> str:
         """The gold program's usage text (for the usage dummies), or ''."""
         for flag in HELP_FLAGS:
-            res = self.sandbox.exec([self.layout.cmd(self.layout.gold), flag], timeout=10,
-                                    workdir=self.layout.scratch)  # fmt: skip
+            res = self.sandbox.exec(
+                [self.layout.cmd(self.layout.gold), flag], timeout=10, workdir=self.layout.scratch
+            )
             if res.exit_code == 0 and (res.stdout or res.stderr):
                 return (res.stdout + res.stderr).decode(errors="replace")
         return ""
@@ -160,14 +172,16 @@ class Workspace:
         return self.layout.cmd(path)
 
     # pytest ---------------------------------------------------------------------------
-    def pytest(self, executable: str, env: Mapping[str, str] | None = None,
-               extra: Sequence[str] = ()) -> dict[str, TestOutcome]:  # fmt: skip
+    def pytest(
+        self, executable: str, env: Mapping[str, str] | None = None, extra: Sequence[str] = ()
+    ) -> dict[str, TestOutcome]:
         """Run the suite against `executable`; JUnit name -> outcome. A file that does not
         import shows up as `.eval.tests.<module>` (an empty classname)."""
         return self.pytest_many({"run": executable}, env, extra)["run"]
 
-    def pytest_many(self, executables: Mapping[str, str], env: Mapping[str, str] | None = None,
-                    extra: Sequence[str] = ()) -> dict[str, dict[str, TestOutcome]]:  # fmt: skip
+    def pytest_many(
+        self, executables: Mapping[str, str], env: Mapping[str, str] | None = None, extra: Sequence[str] = ()
+    ) -> dict[str, dict[str, TestOutcome]]:
         """The suite against each executable, as parallel pytest processes in one exec."""
         outs = {label: f"{self.layout.scratch}/run-{uuid.uuid4().hex[:10]}" for label in executables}
         lines = [self._pytest_line(exe, outs[label], env or {}, extra) for label, exe in executables.items()]
@@ -179,11 +193,23 @@ class Workspace:
 
     def _pytest_line(self, executable: str, out: str, env: Mapping[str, str], extra: Sequence[str]) -> str:
         lay = self.layout
-        full_env = {**QUIET_PYTEST, "TF_EXECUTABLE": executable,
-                    "TF_ARGV0": WORKSPACE_EXECUTABLE, "PYTHONPATH": lay.cmd("/tmp"), **env}
-        argv = ["env", *(f"{k}={v}" for k, v in full_env.items()), *self._pytest_argv(), "-o",
-                "junit_family=xunit2", f"--junitxml={lay.cmd(out)}.xml", f"--basetemp={lay.cmd(out)}.tmp",
-                *extra]  # fmt: skip
+        full_env = {
+            **QUIET_PYTEST,
+            "TF_EXECUTABLE": executable,
+            "TF_ARGV0": WORKSPACE_EXECUTABLE,
+            "PYTHONPATH": lay.cmd("/tmp"),
+            **env,
+        }
+        argv = [
+            "env",
+            *(f"{k}={v}" for k, v in full_env.items()),
+            *self._pytest_argv(),
+            "-o",
+            "junit_family=xunit2",
+            f"--junitxml={lay.cmd(out)}.xml",
+            f"--basetemp={lay.cmd(out)}.tmp",
+            *extra,
+        ]
         return f"{shlex.join(argv)} >{shlex.quote(lay.cmd(out) + '.log')} 2>&1 &"
 
     def _report(self, out: str) -> dict[str, TestOutcome]:
@@ -197,16 +223,32 @@ class Workspace:
             raise SuiteRunError(f"pytest wrote no report: {tail}") from None
 
     def _pytest_argv(self) -> list[str]:
-        return [self.layout.python, "-m", "pytest", "eval/tests", "-q", "-p", "no:cacheprovider",
-                "--rootdir=.", "--continue-on-collection-errors"]  # fmt: skip
+        return [
+            self.layout.python,
+            "-m",
+            "pytest",
+            "eval/tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir=.",
+            "--continue-on-collection-errors",
+        ]
 
     def collect(self) -> tuple[list[str], set[str]]:
         """JUnit names of the collected tests, and the test files that failed to collect."""
-        res = self.sandbox.exec([*self._pytest_argv(), "--collect-only"], timeout=self.timeout,
-                                env=QUIET_PYTEST, workdir=self.layout.workdir)  # fmt: skip
+        res = self.sandbox.exec(
+            [*self._pytest_argv(), "--collect-only"],
+            timeout=self.timeout,
+            env=QUIET_PYTEST,
+            workdir=self.layout.workdir,
+        )
         text = res.stdout.decode(errors="replace")
-        names = [junit_name(line.strip()) for line in text.splitlines()
-                 if line.startswith("eval/tests/") and "::" in line]  # fmt: skip
+        names = [
+            junit_name(line.strip())
+            for line in text.splitlines()
+            if line.startswith("eval/tests/") and "::" in line
+        ]
         broken = {m.split("/")[-1] for m in re.findall(r"^ERROR (eval/tests/\S+\.py)", text, re.M)}
         return names, broken
 
@@ -219,16 +261,25 @@ class Workspace:
                 return {}, []
             paths = [p for p in sorted(Path(tmp).rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
             rel = {p.relative_to(tmp).as_posix(): p for p in paths}
-            tests = {n: p.read_text(errors="replace") for n, p in rel.items()
-                     if TEST_FILE.match(n) and "/" not in n}  # fmt: skip
+            tests = {
+                n: p.read_text(errors="replace")
+                for n, p in rel.items()
+                if TEST_FILE.match(n) and "/" not in n
+            }
         others = [n for n in rel if n not in tests and n != "tfrun.py"]
         return tests, others
 
     # coverage -------------------------------------------------------------------------
     def _job(self, **extra: str) -> bytes:
         lay = self.layout
-        job = {"coverage": self.kind, "cov_root": lay.cmd(lay.cov_root), "executable": lay.cmd(lay.cov),
-               "go_module": self.go_module, "exclude": list(self.exclude), **extra}  # fmt: skip
+        job = {
+            "coverage": self.kind,
+            "cov_root": lay.cmd(lay.cov_root),
+            "executable": lay.cmd(lay.cov),
+            "go_module": self.go_module,
+            "exclude": list(self.exclude),
+            **extra,
+        }
         return json.dumps(job).encode()
 
     def _fresh_dir(self, name: str) -> str:
@@ -241,12 +292,16 @@ class Workspace:
         covdir = self._fresh_dir("cov")
         env = {"TF_COV_DIR": covdir, "TF_COV_KIND": self.kind}
         outcomes = self.pytest(self.layout.cmd(self.layout.cov), env, extra=("-p", "tf_agent_cov"))
-        out = self._sh([self.layout.python, self.layout.cmd(RUNNER_PATH), "--read-coverage"],
-                       stdin=self._job(covdir=covdir), workdir="/tmp")  # fmt: skip
+        out = self._sh(
+            [self.layout.python, self.layout.cmd(RUNNER_PATH), "--read-coverage"],
+            stdin=self._job(covdir=covdir),
+            workdir="/tmp",
+        )
         data = json.loads(out)
         passed = sum(o.status == "passed" for o in outcomes.values())
-        detail = (f"{passed} of {len(outcomes)} tests passed on the coverage build. "
-                  f"Paths are relative to /src.")  # fmt: skip
+        detail = (
+            f"{passed} of {len(outcomes)} tests passed on the coverage build. Paths are relative to /src."
+        )
         return coverage_feedback(_sets(data["covered"]), _sets(data["total"]), detail)
 
     def per_test(self) -> dict[str, tuple[Lines, Lines]]:
@@ -254,8 +309,9 @@ class Workspace:
         base = self._fresh_dir("pertest")
         env = {"TF_COV_BASE": base, "TF_COV_KIND": self.kind}
         self.pytest(self.layout.cmd(self.layout.cov), env, extra=("-p", "tf_agent_cov"))
-        out = self._sh([self.layout.python, self.layout.cmd(PLUGIN_PATH)], stdin=self._job(base=base),
-                       workdir="/tmp")  # fmt: skip
+        out = self._sh(
+            [self.layout.python, self.layout.cmd(PLUGIN_PATH)], stdin=self._job(base=base), workdir="/tmp"
+        )
         raw: dict[str, Any] = json.loads(out)
         return {junit_name(node): (_sets(v["covered"]), _sets(v["total"])) for node, v in raw.items()}
 
@@ -265,12 +321,18 @@ def _sets(data: Mapping[str, list[int]]) -> Lines:
 
 
 # review: the feedback hook ------------------------------------------------------------
-DUMMY_TEXT = {"silent": "exits 0, prints nothing", "fail": "exits 1, prints nothing",
-              "echo": "prints its arguments", "cat": "copies stdin to stdout",
-              "usage": "prints the usage text, exits 0",
-              "usage-err": "prints the usage text on stderr, exits 1"}  # fmt: skip
-REVISE = ("Review of your tests; the same checks decide which tests are kept. Fix or delete each test "
-          "below, run the tests on the reference again, then submit again.\n")  # fmt: skip
+DUMMY_TEXT = {
+    "silent": "exits 0, prints nothing",
+    "fail": "exits 1, prints nothing",
+    "echo": "prints its arguments",
+    "cat": "copies stdin to stdout",
+    "usage": "prints the usage text, exits 0",
+    "usage-err": "prints the usage text on stderr, exits 1",
+}
+REVISE = (
+    "Review of your tests; the same checks decide which tests are kept. Fix or delete each test "
+    "below, run the tests on the reference again, then submit again.\n"
+)
 
 
 class Reviewer:
@@ -290,8 +352,11 @@ class Reviewer:
 
     def notes(self) -> list[str]:
         files, others = self.ws.read_files()
-        notes = [f"eval/tests/{name} is not shipped with the suite (only test files are): inline what "
-                 "the tests need, then delete it" for name in others]  # fmt: skip
+        notes = [
+            f"eval/tests/{name} is not shipped with the suite (only test files are): inline what "
+            "the tests need, then delete it"
+            for name in others
+        ]
         notes += lint_notes(files)
         try:
             notes += self._run_notes()
@@ -309,8 +374,10 @@ class Reviewer:
         for dummy in dummies:
             for name in (n for n, o in runs[f"dummy-{dummy}"].items() if o.status == "passed"):
                 passing.setdefault(name, []).append(f"`{dummy}`: {DUMMY_TEXT.get(dummy, 'a decoy')}")
-        notes += [f"{name} passes on decoy programs ({'; '.join(found)}), so it checks nothing real"
-                  for name, found in passing.items()]  # fmt: skip
+        notes += [
+            f"{name} passes on decoy programs ({'; '.join(found)}), so it checks nothing real"
+            for name, found in passing.items()
+        ]
         return notes
 
 
@@ -328,8 +395,11 @@ def lint_notes(files: Mapping[str, str]) -> list[str]:
         result = lint_source(text, path=f"eval/tests/{name}")
         notes += [f"eval/tests/{name} does not parse: {err.message}" for err in result.errors]
         stem = name.removesuffix(".py")
-        notes += [f"eval.tests.{stem}.{f.test.replace('::', '.')} (line {f.line}) {f.rule}: {f.message}"
-                  for f in result.findings if f.severity == "HIGH"]  # fmt: skip
+        notes += [
+            f"eval.tests.{stem}.{f.test.replace('::', '.')} (line {f.line}) {f.rule}: {f.message}"
+            for f in result.findings
+            if f.severity == "HIGH"
+        ]
     return notes
 
 

@@ -36,8 +36,11 @@ HELP_FLAGS = ("--help", "-h")
 _USAGE_WORD = re.compile(r"^\s*usage\b", re.I | re.M)
 # A crash report names the implementation (its files, lines, install path): no rebuild could
 # match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
-_TRACE = re.compile(r"^Traceback \(most recent call last\):$|^thread '[^']*' panicked at |"
-                    r"^goroutine \d+ \[|^panic: .*\n\n?goroutine ", re.M)  # fmt: skip
+_TRACE = re.compile(
+    r"^Traceback \(most recent call last\):$|^thread '[^']*' panicked at |"
+    r"^goroutine \d+ \[|^panic: .*\n\n?goroutine ",
+    re.M,
+)
 
 
 def runtime_trace(out: Outcome) -> bool:
@@ -144,8 +147,12 @@ class Explorer:
                 outcomes = run_probes(sandbox, self.job, batch)
                 _log_batch(plog, batch, outcomes)
                 if self.state.probes_run == 0 and all(o.timed_out for o in outcomes):
-                    raise StageError("generate", f"every probe of the first batch timed out "
-                                     f"after {self.job.timeout:g}s: the program hangs", log_path)
+                    raise StageError(
+                        "generate",
+                        f"every probe of the first batch timed out "
+                        f"after {self.job.timeout:g}s: the program hangs",
+                        log_path,
+                    )
                 self._absorb(batch, outcomes)
         self._verify_on_gold(sandbox)
         if not self.state.kept:
@@ -219,8 +226,10 @@ class Explorer:
 
     # candidate generation ----------------------------------------------------------
     def _candidates(self, usages: dict[str, Usage], corpus: Corpus) -> Iterator[Probe]:
-        yield from (Probe(a) for a in [(), ("--help",), ("-h",), ("--version",), ("-V",),
-                                       ("--no-such-option",), ("help",)])  # fmt: skip
+        yield from (
+            Probe(a)
+            for a in [(), ("--help",), ("-h",), ("--version",), ("-V",), ("--no-such-option",), ("help",)]
+        )
         yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
@@ -250,8 +259,9 @@ class Explorer:
             if opt.metavar:
                 yield Probe((*cmd, opt.name))  # missing value
 
-    def _random_probe(self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage,
-                      corpus: Corpus) -> Probe:  # fmt: skip
+    def _random_probe(
+        self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage, corpus: Corpus
+    ) -> Probe:
         rng = self.rng
         cmd = rng.choice(commands)
         opts = usages.get(cmd[0] if cmd else "", top).options + (top.options if cmd else [])
@@ -294,9 +304,18 @@ def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:
 
 def _log_batch(handle: TextIO, batch: list[Probe], outcomes: list[Outcome]) -> None:
     for probe, out in zip(batch, outcomes, strict=True):
-        handle.write(json.dumps({"args": probe.args, "stdin_bytes": len(probe.stdin),
-                                 "exit": out.exit_code, "timed_out": out.timed_out,
-                                 "truncated": out.truncated}) + "\n")  # fmt: skip
+        handle.write(
+            json.dumps(
+                {
+                    "args": probe.args,
+                    "stdin_bytes": len(probe.stdin),
+                    "exit": out.exit_code,
+                    "timed_out": out.timed_out,
+                    "truncated": out.truncated,
+                }
+            )
+            + "\n"
+        )
     handle.flush()
 
 

@@ -25,15 +25,31 @@ def program_names(ctx: GenerationContext) -> set[str]:
 class ExplorerGenerator:
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
         cfg = ctx.config.explorer
-        job = RunnerJob(executable=COVERAGE, coverage=ctx.recipe.coverage, cov_root=COV_ROOT,
-                        go_module=ctx.go_module, timeout=cfg.probe_timeout, exclude=ctx.exclude)  # fmt: skip
-        state = Explorer(cfg, job, GOLD).run(ctx.sandbox, ctx.repo, program_names(ctx),
-                                             ctx.log_dir / "probes.jsonl")  # fmt: skip
+        job = RunnerJob(
+            executable=COVERAGE,
+            coverage=ctx.recipe.coverage,
+            cov_root=COV_ROOT,
+            go_module=ctx.go_module,
+            timeout=cfg.probe_timeout,
+            exclude=ctx.exclude,
+        )
+        state = Explorer(cfg, job, GOLD).run(
+            ctx.sandbox, ctx.repo, program_names(ctx), ctx.log_dir / "probes.jsonl"
+        )
         files, written = render_tests(state.kept, ctx.program, cfg.seed)
-        per_test = {w.junit_name: {f: sorted(ls) for f, ls in k.covered.items()}
-                    for w, k in zip(written, state.kept, strict=True)}  # fmt: skip
+        per_test = {
+            w.junit_name: {f: sorted(ls) for f, ls in k.covered.items()}
+            for w, k in zip(written, state.kept, strict=True)
+        }
         return GeneratedBranch(
-            name=f"explorer-seed{cfg.seed}", files=files, tests=[w.junit_name for w in written],
-            covered=state.covered, total=state.total, per_test_lines=per_test, usage=state.usage,
-            probes_run=state.probes_run, exhausted=state.exhausted, seconds=state.seconds,
-        )  # fmt: skip
+            name=f"explorer-seed{cfg.seed}",
+            files=files,
+            tests=[w.junit_name for w in written],
+            covered=state.covered,
+            total=state.total,
+            per_test_lines=per_test,
+            usage=state.usage,
+            probes_run=state.probes_run,
+            exhausted=state.exhausted,
+            seconds=state.seconds,
+        )

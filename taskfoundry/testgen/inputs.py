@@ -11,12 +11,49 @@ from taskfoundry.testgen.docexamples import Example, doc_examples
 from taskfoundry.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
 from taskfoundry.testgen.usage import Option
 
-_TEXT_SUFFIXES = {"", ".txt", ".csv", ".tsv", ".log", ".calc", ".json", ".ini", ".conf", ".md",
-                  ".in", ".dat", ".expr", ".cfg", ".toml", ".yaml", ".yml"}  # fmt: skip
+_TEXT_SUFFIXES = {
+    "",
+    ".txt",
+    ".csv",
+    ".tsv",
+    ".log",
+    ".calc",
+    ".json",
+    ".ini",
+    ".conf",
+    ".md",
+    ".in",
+    ".dat",
+    ".expr",
+    ".cfg",
+    ".toml",
+    ".yaml",
+    ".yml",
+}
 _SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests")
 # metavars whose value is a number: the whole name (N) or a part of it (OUTPUTWIDTH, INFOCODE)
-_NUMERIC = ("NUM", "COUNT", "INT", "DIGITS", "SIZE", "LINES", "DEPTH", "WIDTH", "PREC", "LEVEL",
-            "CODE", "MODE", "LEN", "COLS", "ROWS", "SECONDS", "TIMEOUT", "LIMIT", "MAX", "MIN")  # fmt: skip
+_NUMERIC = (
+    "NUM",
+    "COUNT",
+    "INT",
+    "DIGITS",
+    "SIZE",
+    "LINES",
+    "DEPTH",
+    "WIDTH",
+    "PREC",
+    "LEVEL",
+    "CODE",
+    "MODE",
+    "LEN",
+    "COLS",
+    "ROWS",
+    "SECONDS",
+    "TIMEOUT",
+    "LIMIT",
+    "MAX",
+    "MIN",
+)
 _NAMED_DATA = ("FILE", "FONT", "STYLE", "THEME", "NAME", "PATH", "DICT", "MAP", "TABLE")
 _INLINE_VALUE = re.compile(r"(?<![\w-])(--?[\w-]+)=([^\s,;`'\"]+)")  # "--length=4KiB" in help
 _STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")

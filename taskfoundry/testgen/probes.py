@@ -30,8 +30,12 @@ class Probe:
         return json.dumps([self.args, _jsonable(self.stdin), self.files])
 
     def to_job(self, ident: str) -> dict[str, Any]:
-        return {"id": ident, "args": list(self.args), "stdin": _jsonable(self.stdin),
-                "files": dict(self.files)}  # fmt: skip
+        return {
+            "id": ident,
+            "args": list(self.args),
+            "stdin": _jsonable(self.stdin),
+            "files": dict(self.files),
+        }
 
 
 def _jsonable(data: str | bytes) -> str | dict[str, str]:
@@ -86,8 +90,9 @@ def run_probes(sandbox: Sandbox, job: RunnerJob, probes: list[Probe]) -> list[Ou
         return []
     payload = {**job.__dict__, "probes": [p.to_job(f"p{i}") for i, p in enumerate(probes)]}
     budget = (job.timeout + 5) * len(probes) + 60
-    res = sandbox.exec(["python3", RUNNER_PATH], timeout=budget,
-                       stdin=json.dumps(payload).encode(), workdir="/tmp")  # fmt: skip
+    res = sandbox.exec(
+        ["python3", RUNNER_PATH], timeout=budget, stdin=json.dumps(payload).encode(), workdir="/tmp"
+    )
     if res.exit_code != 0 or res.truncated:
         raise SandboxError(f"probe runner failed ({res.exit_code}): {res.text()[-2000:]}")
     return [_outcome(r) for r in json.loads(res.stdout)["results"]]
@@ -99,9 +104,12 @@ def _text(blob: dict[str, Any]) -> str | None:
 
 def _outcome(raw: dict[str, Any]) -> Outcome:
     return Outcome(
-        exit_code=raw["exit_code"], stdout=_text(raw["stdout"]), stderr=_text(raw["stderr"]),
-        timed_out=raw["timed_out"], truncated=raw["truncated"],
+        exit_code=raw["exit_code"],
+        stdout=_text(raw["stdout"]),
+        stderr=_text(raw["stderr"]),
+        timed_out=raw["timed_out"],
+        truncated=raw["truncated"],
         files={k: _text(v) for k, v in raw["files"].items()},
         covered={k: set(v) for k, v in raw.get("covered", {}).items()},
         total={k: set(v) for k, v in raw.get("total", {}).items()},
-    )  # fmt: skip
+    )

@@ -33,8 +33,13 @@ def draw(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:
     drawn: list[Any] = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def collect(value: Any) -> None:
         drawn.append(value)

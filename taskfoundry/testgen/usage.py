@@ -16,8 +16,11 @@ from dataclasses import dataclass, field, replace
 _VALUE = r"(?:[ =]?(?:<[\w.|-]+>|\{[\w.,|-]+\}|[A-Z][\w|-]*)|\[=?[A-Za-z]\w*\]|[ =][a-z][\w-]*)"
 _FLAG = re.compile(r"(-{1,2}[\w?][\w-]*)(" + _VALUE + r")?")
 _OPT = re.compile(
-    r"^(?P<indent>\s{1,12})(?P<flags>-{1,2}[\w?][\w-]*" + _VALUE + r"?(?:,?\s?-{1,2}[\w?][\w-]*"
-    + _VALUE + r"?)*)(?:(?:\s{2,}|\t)(?P<desc>.*))?$"
+    r"^(?P<indent>\s{1,12})(?P<flags>-{1,2}[\w?][\w-]*"
+    + _VALUE
+    + r"?(?:,?\s?-{1,2}[\w?][\w-]*"
+    + _VALUE
+    + r"?)*)(?:(?:\s{2,}|\t)(?P<desc>.*))?$"
 )
 _COMMANDS_HEAD = re.compile(r"^\s*(sub)?commands?\s*:?\s*$", re.I)
 _CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?(?:\s{2,}.*)?$")

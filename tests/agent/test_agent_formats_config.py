@@ -80,9 +80,7 @@ def test_agent_cost_from_price_table() -> None:
 
 def test_agent_missing_price_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="no price for model 'm'"):
-        OpenAIModel(
-            config(prices={"other": Price(input_per_mtok=1, output_per_mtok=1)}), api_key="k"
-        )
+        OpenAIModel(config(prices={"other": Price(input_per_mtok=1, output_per_mtok=1)}), api_key="k")
 
 
 def test_agent_api_key_from_the_named_variable() -> None:

@@ -40,9 +40,7 @@ def test_local_exec_missing_workdir_is_a_sandbox_error(box: LocalSandbox) -> Non
         box.exec("true", timeout=10, workdir="/nope")
 
 
-def test_local_exec_does_not_leak_host_secrets(
-    box: LocalSandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_local_exec_does_not_leak_host_secrets(box: LocalSandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     result = box.exec("env", timeout=10)
     assert b"sk-secret" not in result.stdout

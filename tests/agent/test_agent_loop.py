@@ -52,9 +52,7 @@ def task() -> AgentTask:
     return AgentTask(executable="/work/prog", tests_dir="/work/tests", workdir="/work")
 
 
-def run(
-    model: ScriptedModel, sandbox: LocalSandbox, tmp_path: Path, **config: object
-) -> AgentResult:
+def run(model: ScriptedModel, sandbox: LocalSandbox, tmp_path: Path, **config: object) -> AgentResult:
     cfg = AgentConfig.model_validate(config)
     return run_agent(model, sandbox, task(), cfg, trajectory_path=tmp_path / "traj.json")
 
@@ -79,9 +77,7 @@ def test_agent_submitted_run_writes_a_test_file(sandbox: LocalSandbox, tmp_path:
     assert [t.name for t in model.tools[0]] == ["bash", "submit"]
 
 
-def test_agent_step_budget_ends_cleanly_and_keeps_tests(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_step_budget_ends_cleanly_and_keeps_tests(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([write_test(), bash("true"), submit()])
     result = run(model, sandbox, tmp_path, step_limit=2)
     assert (result.status, result.exhausted) == ("exhausted", "steps")
@@ -149,9 +145,7 @@ def test_agent_time_budget_cuts_a_long_command(sandbox: LocalSandbox, tmp_path: 
     assert result.test_files == ["test_echo.py"]
 
 
-def test_agent_malformed_tool_call_goes_back_as_an_error(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_malformed_tool_call_goes_back_as_an_error(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([malformed("bash", '{"command": "ls'), write_test(), submit()])
     result = run(model, sandbox, tmp_path)
     assert result.status == "submitted"
@@ -161,9 +155,7 @@ def test_agent_malformed_tool_call_goes_back_as_an_error(
     assert error.content.startswith("error: could not parse the arguments of bash: invalid JSON")
 
 
-def test_agent_bad_arguments_and_unknown_tools_are_errors(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_bad_arguments_and_unknown_tools_are_errors(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([call("bash", cmd="ls"), call("coverage"), submit()])
     result = run(model, sandbox, tmp_path)
     assert result.status == "submitted"
@@ -182,9 +174,7 @@ def test_agent_reply_without_tool_call_is_nudged(sandbox: LocalSandbox, tmp_path
     assert "called no tool" in model.seen[1][-1].content
 
 
-def test_agent_calls_after_submit_in_one_turn_are_not_run(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_calls_after_submit_in_one_turn_are_not_run(sandbox: LocalSandbox, tmp_path: Path) -> None:
     calls = [
         ToolCall(id="a", name="submit", arguments={}),
         ToolCall(id="b", name="bash", arguments={"command": "touch late"}),
@@ -196,9 +186,7 @@ def test_agent_calls_after_submit_in_one_turn_are_not_run(
     assert [o.is_error for o in observations] == [False, True]
 
 
-def test_agent_model_error_ends_run_with_error_record(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_model_error_ends_run_with_error_record(sandbox: LocalSandbox, tmp_path: Path) -> None:
     result = run(ScriptedModel([write_test(), fail("HTTP 500 after 4 retries")]), sandbox, tmp_path)
     assert result.status == "error"
     assert result.error == "model: HTTP 500 after 4 retries"
@@ -229,9 +217,7 @@ class TrajectoryChecker(ScriptedModel):
         return super().complete(messages, tools)
 
 
-def test_agent_trajectory_is_valid_json_after_each_step(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_trajectory_is_valid_json_after_each_step(sandbox: LocalSandbox, tmp_path: Path) -> None:
     path = tmp_path / "runs" / "traj.json"
     model = TrajectoryChecker([write_test(), bash("ls"), submit()], path)
     result = run_agent(model, sandbox, task(), AgentConfig(), trajectory_path=path)
@@ -250,9 +236,7 @@ def test_agent_feedback_requests_a_revision(sandbox: LocalSandbox, tmp_path: Pat
         return ["lint: test_echo.py has a weak assertion"] if len(rounds) == 1 else []
 
     model = ScriptedModel([write_test(), submit("v1"), write_test("test_more.py"), submit("v2")])
-    result = run_agent(
-        model, sandbox, task(), trajectory_path=tmp_path / "t.json", feedback=feedback
-    )
+    result = run_agent(model, sandbox, task(), trajectory_path=tmp_path / "t.json", feedback=feedback)
     assert result.status == "submitted" and result.revisions == 1
     assert result.test_files == ["test_echo.py", "test_more.py"]
     assert [r.summary for r in rounds] == ["v1", "v2"]
@@ -282,9 +266,7 @@ def test_agent_coverage_report_is_forwarded(sandbox: LocalSandbox, tmp_path: Pat
         return CoverageFeedback(percent=42.0, uncovered=["src/main.c:3-4", "src/io.c:10"])
 
     model = ScriptedModel([call("coverage"), submit()])
-    result = run_agent(
-        model, sandbox, task(), trajectory_path=tmp_path / "t.json", coverage=coverage
-    )
+    result = run_agent(model, sandbox, task(), trajectory_path=tmp_path / "t.json", coverage=coverage)
     assert result.status == "submitted"
     assert [t.name for t in model.tools[0]] == ["bash", "coverage", "submit"]
     assert tool_messages(model.seen[1])[-1].content == (
@@ -302,9 +284,7 @@ def test_agent_coverage_failure_is_told_to_the_model(sandbox: LocalSandbox, tmp_
     assert message.is_error and "gcovr found no data" in message.content
 
 
-def test_agent_long_output_is_truncated_for_the_model(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_long_output_is_truncated_for_the_model(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([bash("seq 1 100000"), submit()])
     run(model, sandbox, tmp_path, output_limit=1000)
     content = tool_messages(model.seen[1])[-1].content
@@ -323,9 +303,7 @@ def test_agent_templates_dir_overrides_prompts(sandbox: LocalSandbox, tmp_path: 
     assert "behavioral tests" in model.seen[0][0].content  # built-in system prompt
 
 
-def test_agent_sandbox_failure_ends_run_with_error_record(
-    sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_sandbox_failure_ends_run_with_error_record(sandbox: LocalSandbox, tmp_path: Path) -> None:
     broken = AgentTask(executable="/work/prog", tests_dir="/work/tests", workdir="/gone")
     model = ScriptedModel([bash("ls"), submit()])
     result = run_agent(model, sandbox, broken, trajectory_path=tmp_path / "t.json")

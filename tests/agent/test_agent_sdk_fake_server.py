@@ -29,15 +29,9 @@ def script() -> list[FakeTurn | FakeError]:
             tool_calls=[FakeToolCall(id="call_write", name="bash", arguments={"command": WRITE})],
         ),
         FakeError(status=500, message="upstream hiccup"),
-        FakeTurn(
-            tool_calls=[FakeToolCall(id="call_bad", name="bash", arguments='{"command": "ls')]
-        ),
-        FakeTurn(
-            tool_calls=[FakeToolCall(id="call_ls", name="bash", arguments={"command": "ls tests"})]
-        ),
-        FakeTurn(
-            tool_calls=[FakeToolCall(id="call_done", name="submit", arguments={"summary": "ok"})]
-        ),
+        FakeTurn(tool_calls=[FakeToolCall(id="call_bad", name="bash", arguments='{"command": "ls')]),
+        FakeTurn(tool_calls=[FakeToolCall(id="call_ls", name="bash", arguments={"command": "ls tests"})]),
+        FakeTurn(tool_calls=[FakeToolCall(id="call_done", name="submit", arguments={"summary": "ok"})]),
     ]
 
 
@@ -157,9 +151,7 @@ def test_agent_anthropic_sdk_drives_the_loop(sandbox: LocalSandbox, tmp_path: Pa
             "is_error": False,
         }
     ]
-    assert messages[3]["content"] == [
-        {"type": "tool_use", "id": "call_bad", "name": "bash", "input": {}}
-    ]
+    assert messages[3]["content"] == [{"type": "tool_use", "id": "call_bad", "name": "bash", "input": {}}]
     bad_result = messages[4]["content"][0]
     assert bad_result["tool_use_id"] == "call_bad" and bad_result["is_error"] is True
     assert bad_result["content"].startswith("error: could not parse the arguments of bash")
@@ -180,9 +172,7 @@ def test_agent_sdk_error_after_retries_is_an_error_record(
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_agent_sdk_client_error_is_not_retried(
-    provider: str, sandbox: LocalSandbox, tmp_path: Path
-) -> None:
+def test_agent_sdk_client_error_is_not_retried(provider: str, sandbox: LocalSandbox, tmp_path: Path) -> None:
     with FakeLLMServer([]) as fake:  # an empty script answers 400
         result = drive(provider, fake, sandbox, tmp_path)
     assert result.status == "error"
