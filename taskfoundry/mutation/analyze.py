@@ -1,0 +1,109 @@
+"""Mutation analysis of a kept suite: sample mutants on covered lines, build and test each.
+
+`analyze` splits the sampled mutants (sorted by file) into one contiguous run per worker;
+each worker is its own container of the build image, so rebuilds do not share a tree.
+A mutant that hangs or floods is `timeout` and the analysis goes on; when the wall-time
+budget ends, the mutants left are not analysed and the report says `exhausted: time`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taskfoundry.builders.recipe import Recipe
+from taskfoundry.mutation.models import MutantRecord, MutationConfig, MutationReport
+from taskfoundry.mutation.rebuild import RebuildPlan, rebuild_plan
+from taskfoundry.mutation.select import PerTestLines, Planned, plan
+from taskfoundry.mutation.worker import MutantWorker
+from taskfoundry.sandbox.base import SandboxLimits
+from taskfoundry.sandbox.docker import DockerSandbox, docker_client
+
+log = logging.getLogger(__name__)
+LIMITS = SandboxLimits(memory_mb=2048, pids=1024, output_bytes=16 * 1024 * 1024)
+
+
+@dataclass
+class _Done:
+    records: list[MutantRecord] = field(default_factory=list)
+    unreliable: set[str] = field(default_factory=set)
+    out_of_time: bool = False
+
+
+def analyze(
+    image: str,
+    recipe: Recipe,
+    repo: Path,
+    suite: Path,
+    kept: list[str],
+    per_test_lines: PerTestLines,
+    config: MutationConfig,
+) -> MutationReport:
+    """Mutation analysis of the kept tests of `suite` (a directory holding eval/) against the
+    reference in `image` (a build image: /src built), whose checkout is `repo` on the host."""
+    start = time.monotonic()
+    meta = {"budget": config.budget, "seed": config.seed}
+    if not config.enabled:
+        return MutationReport(skipped="disabled in the config", **meta)
+    planned, pool = plan(repo, kept, per_test_lines, tuple(config.operators), config.budget, config.seed)
+    if not planned:
+        why = "no kept test covers a line of first-party source in a supported language"
+        return MutationReport(skipped=why, candidates=pool, **meta)
+    chunks = split(planned, config.workers)
+    deadline = start + config.max_seconds
+    rebuild = rebuild_plan(recipe)
+    with ThreadPoolExecutor(len(chunks), thread_name_prefix="mutation") as pool_:
+        futures = [pool_.submit(_work, image, rebuild, suite, chunk, config, deadline) for chunk in chunks]
+        done = [f.result() for f in futures]
+    records = [r for d in done for r in d.records]
+    unreliable = set().union(*(d.unreliable for d in done))
+    return MutationReport.from_records(
+        records,
+        candidates=pool,
+        unreliable_tests=sorted(unreliable),
+        exhausted="time" if any(d.out_of_time for d in done) else None,
+        seconds=round(time.monotonic() - start, 2),
+        **meta,
+    )
+
+
+def split(planned: list[Planned], workers: int) -> list[list[Planned]]:
+    """Contiguous runs of about equal size: each worker mostly rebuilds one file after another."""
+    n = max(1, min(workers, len(planned)))
+    size, extra = divmod(len(planned), n)
+    chunks, at = [], 0
+    for i in range(n):
+        end = at + size + (1 if i < extra else 0)
+        chunks.append(planned[at:end])
+        at = end
+    return chunks
+
+
+def _work(
+    image: str,
+    rebuild: RebuildPlan,
+    suite: Path,
+    chunk: list[Planned],
+    config: MutationConfig,
+    deadline: float,
+) -> _Done:
+    done = _Done()
+    client = docker_client()  # one per thread: docker-py's client is not shared across threads
+    try:
+        with DockerSandbox(image, LIMITS, client=client, labels={"taskfoundry.stage": "mutation"}) as box:
+            worker = MutantWorker(box, rebuild, config)
+            worker.setup(suite)
+            done.unreliable = worker.failing(sorted({t for p in chunk for t in p.tests}))
+            for item in chunk:
+                if time.monotonic() > deadline:
+                    done.out_of_time = True
+                    break
+                usable = tuple(t for t in item.tests if t not in done.unreliable)
+                if usable:
+                    done.records.append(worker.run(Planned(item.mutant, usable)))
+    finally:
+        client.close()
+    return done

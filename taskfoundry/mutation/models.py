@@ -1,0 +1,127 @@
+"""The mutation analysis config and `reports/mutation.json` (a versioned pydantic model)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from taskfoundry.mutation.operators import OPERATORS
+
+MUTATION_SCHEMA_VERSION = 1
+
+#: killed: some test failed. survived: every test that reaches its line passed.
+#: build_failed: it does not compile (not counted). timeout: a run hung or flooded its
+#: output (not counted). equivalent: the built program is byte-identical to the
+#: reference's once stripped (not counted: no test can tell them apart). error: the
+#: analysis itself failed on it (infrastructure, not counted).
+Status = Literal["killed", "survived", "build_failed", "timeout", "equivalent", "error"]
+STATUSES: tuple[Status, ...] = ("killed", "survived", "build_failed", "timeout", "equivalent", "error")
+
+
+class MutationConfig(BaseModel):
+    """Mutation analysis of the kept suite: a step of every program build."""
+
+    model_config = {"extra": "forbid"}
+
+    enabled: bool = Field(True, description="run mutation analysis after the filter")
+    budget: int = Field(
+        200, ge=0, description="mutants analysed at most (sampled from those on covered lines)"
+    )
+    seed: int = Field(0, description="seed of the sample: same seed, same mutants")
+    operators: list[str] = Field(default_factory=lambda: list(OPERATORS), description="operators to use")
+    workers: int = Field(2, ge=1, description="containers analysing mutants at the same time")
+    program_timeout: float = Field(
+        5.0, gt=0, description="seconds one run of a mutant may take before it counts as a hang"
+    )
+    output_cap: int = Field(
+        8 * 1024 * 1024, description="bytes of output one run may write before it counts as a flood"
+    )
+    build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
+    max_seconds: float = Field(1800, gt=0, description="wall-time budget; mutants left are not analysed")
+
+
+class Counts(BaseModel):
+    mutants: int = 0
+    killed: int = 0
+    survived: int = 0
+    build_failed: int = 0
+    timeout: int = 0
+    equivalent: int = 0
+    error: int = 0
+
+    def add(self, status: Status) -> None:
+        self.mutants += 1
+        setattr(self, status, getattr(self, status) + 1)
+
+    @property
+    def score(self) -> float | None:
+        counted = self.killed + self.survived
+        return round(self.killed / counted, 4) if counted else None
+
+
+class Survivor(BaseModel):
+    file: str
+    line: int
+    operator: str
+    original: str
+    replacement: str
+
+
+class MutantRecord(Survivor):
+    id: str
+    status: Status
+    killed_by: str | None = Field(None, description="the first test that failed on it")
+    tests_run: int = Field(0, description="tests that cover its line, run against it")
+    detail: str = ""
+
+
+class MutationReport(BaseModel):
+    """reports/mutation.json. score = killed / (killed + survived)."""
+
+    schema_version: int = MUTATION_SCHEMA_VERSION
+    mutants: int = Field(0, description="mutants analysed")
+    killed: int = 0
+    survived: int = 0
+    build_failed: int = 0
+    timeout: int = 0
+    equivalent: int = 0
+    error: int = 0
+    score: float | None = Field(None, description="killed / (killed + survived); null when neither")
+    candidates: int = Field(0, description="mutants on lines the kept suite covers, before sampling")
+    budget: int = 0
+    seed: int = 0
+    files: dict[str, Counts] = Field(default_factory=dict)
+    operators: dict[str, Counts] = Field(default_factory=dict)
+    survivors: list[Survivor] = Field(default_factory=list)
+    records: list[MutantRecord] = Field(default_factory=list)
+    unreliable_tests: list[str] = Field(
+        default_factory=list, description="kept tests that failed on the rebuilt reference here: not used"
+    )
+    exhausted: str | None = Field(None, description="'time' when the budget ended the analysis early")
+    skipped: str | None = Field(None, description="why no analysis ran (disabled, no tests, no language)")
+    seconds: float = 0.0
+
+    @classmethod
+    def from_records(cls, records: list[MutantRecord], **fields: object) -> MutationReport:
+        total = Counts()
+        files: dict[str, Counts] = {}
+        operators: dict[str, Counts] = {}
+        for rec in records:
+            total.add(rec.status)
+            files.setdefault(rec.file, Counts()).add(rec.status)
+            operators.setdefault(rec.operator, Counts()).add(rec.status)
+        survivors = [
+            Survivor(**r.model_dump(include=set(Survivor.model_fields)))
+            for r in records
+            if r.status == "survived"
+        ]
+        return cls(
+            **total.model_dump(),
+            score=total.score,
+            files=dict(sorted(files.items())),
+            operators=dict(sorted(operators.items())),
+            survivors=survivors,
+            records=records,
+            **fields,  # type: ignore[arg-type]
+        )

@@ -1,0 +1,67 @@
+"""Incremental rebuilds of the reference in a container of its build image.
+
+The build image holds the gold build tree in /src. A mutant is one file changed in
+place; the recipe's build commands, less those that configure the tree (./configure,
+`cmake -S`, `meson setup`, ...), rebuild only what depends on it (make, cmake, meson,
+cargo and go all skip what is up to date). A Python program is packed with zipapp from
+the installed tree in /src/.tfapp, so its file is changed there and only the zipapp is
+made again.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from taskfoundry.builders.recipe import Recipe
+
+SRC = "/src"
+MUTANT_DIR = "/task/mutant"
+PROGRAM = f"{MUTANT_DIR}/program"  # the program built from the current mutant
+STRIPPED = "/tmp/tfm-stripped"
+# commands that (re)configure a tree: run once at image build, not again per mutant
+_SETUP = re.compile(
+    r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b)"
+)
+_PY_APP = ".tfapp"
+
+
+@dataclass(frozen=True)
+class RebuildPlan:
+    """How to rebuild the reference after one file changed, in a container of its build image."""
+
+    commands: tuple[str, ...]
+    executable: str  # the built program, absolute path in the image
+    python_app: bool = False
+
+    def target(self, file: str) -> str:
+        """Where `file` (relative to the repository root, as coverage names it) is in the image."""
+        if self.python_app:
+            rel = file.removeprefix("src/") if file.startswith("src/") else file
+            return f"{SRC}/{_PY_APP}/{rel}"
+        return f"{SRC}/{file}"
+
+    def script(self) -> str:
+        """Rebuild, install the program at PROGRAM, and print the sha256 of its stripped copy."""
+        lines = ["set -e", f"cd {SRC}", *self.commands]
+        lines += [
+            f"install -D -m 0755 {shlex.quote(self.executable)} {PROGRAM}",
+            f"if strip -o {STRIPPED} {PROGRAM} 2>/dev/null; then f={STRIPPED}; else f={PROGRAM}; fi",
+            'echo "tfm-sha256 $(sha256sum "$f" | cut -d" " -f1)"',
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def rebuild_plan(recipe: Recipe) -> RebuildPlan:
+    executable = f"{SRC}/{recipe.executable}"
+    if recipe.kind == "python":
+        zipapp = tuple(c for c in recipe.build if "zipapp" in c)
+        return RebuildPlan(commands=zipapp, executable=executable, python_app=True)
+    commands = tuple(c for c in recipe.build if not _SETUP.match(c))
+    return RebuildPlan(commands=commands or tuple(recipe.build), executable=executable)
+
+
+def parse_sha(output: str) -> str | None:
+    found = re.findall(r"^tfm-sha256 ([0-9a-f]{64})$", output, re.M)
+    return found[-1] if found else None

@@ -1,0 +1,66 @@
+"""Which mutants to analyse, and which tests can kill each: from per-test line coverage."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from taskfoundry.mutation.operators import Mutant, language_of, mutants_of
+
+log = logging.getLogger(__name__)
+PerTestLines = Mapping[str, Mapping[str, list[int]]]  # JUnit name -> file -> covered lines
+
+
+@dataclass(frozen=True)
+class Planned:
+    mutant: Mutant
+    tests: tuple[str, ...]  # kept tests that reach the mutant's line, in suite order
+
+
+def tests_by_line(kept: list[str], per_test_lines: PerTestLines) -> dict[str, dict[int, list[str]]]:
+    by_line: dict[str, dict[int, list[str]]] = {}
+    for test in kept:
+        for file, lines in per_test_lines.get(test, {}).items():
+            lines_of = by_line.setdefault(file, {})
+            for line in lines:
+                lines_of.setdefault(line, []).append(test)
+    return by_line
+
+
+def candidates(
+    repo: Path, by_line: Mapping[str, Mapping[int, list[str]]], operators: tuple[str, ...]
+) -> list[Mutant]:
+    """Every mutant on a line some kept test covers, in file and source order."""
+    found: list[Mutant] = []
+    for file in sorted(by_line):
+        path = repo / file
+        if language_of(file) is None or not path.is_file():
+            continue
+        lines = by_line[file]
+        try:
+            source = path.read_bytes()
+        except OSError as exc:
+            log.warning("mutation: cannot read %s: %s", path, exc)
+            continue
+        found += [m for m in mutants_of(file, source, operators) if m.line in lines]
+    return found
+
+
+def plan(
+    repo: Path,
+    kept: list[str],
+    per_test_lines: PerTestLines,
+    operators: tuple[str, ...],
+    budget: int,
+    seed: int,
+) -> tuple[list[Planned], int]:
+    """A seeded sample of at most `budget` mutants, sorted by file and position (so that
+    rebuilds touch one file after another), and how many there were to choose from."""
+    by_line = tests_by_line(kept, per_test_lines)
+    pool = candidates(repo, by_line, operators)
+    chosen = random.Random(seed).sample(pool, min(budget, len(pool)))
+    chosen.sort(key=lambda m: (m.file, m.start, m.end, m.replacement))
+    return [Planned(m, tuple(by_line[m.file][m.line])) for m in chosen], len(pool)

@@ -1,0 +1,181 @@
+"""One container of the build image that rebuilds and tests mutants, one after another.
+
+The suite sits in /workspace/eval as it does in the cleanroom, and /workspace/executable
+is the guard (assets/mutant_guard.py), which runs the program built from the current
+mutant. pytest runs as an unprivileged user, only on the tests that reach the mutant's
+line, and stops at the first failure. Rebuilds run as root in /src.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from taskfoundry.builders.layout import WORKSPACE, WORKSPACE_EXECUTABLE
+from taskfoundry.errors import TaskfoundryError
+from taskfoundry.mutation.models import MutantRecord, MutationConfig, Status
+from taskfoundry.mutation.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
+from taskfoundry.mutation.select import Planned
+from taskfoundry.sandbox.base import ExecResult, Sandbox
+
+ROOT, TESTER = "0:0", "1000:1000"
+MARKS = "/tmp/tfm-marks"
+GUARD_SETTINGS = f"{MUTANT_DIR}/guard.json"
+_OUTCOME = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - .*)?$", re.M)
+
+
+class MutationError(TaskfoundryError):
+    """The analysis cannot run here (the reference does not rebuild, the suite cannot run)."""
+
+
+def node_id(junit: str, files: Iterable[str]) -> str:
+    """pytest's node id of a test named as JUnit names it (`eval.tests.test_x.Class.test_y`)."""
+    head, bracket, params = junit.partition("[")
+    parts = head.split(".")
+    known = set(files)
+    for cut in range(len(parts) - 1, 0, -1):
+        path = "/".join(parts[:cut]) + ".py"
+        if path in known:
+            return path + "::" + "::".join(parts[cut:]) + bracket + params
+    raise MutationError(f"test {junit} is in no file of the suite")
+
+
+def junit_name(node: str) -> str:
+    path, _, rest = node.partition("::")
+    head, bracket, params = rest.partition("[")
+    return path.removesuffix(".py").replace("/", ".") + "." + head.replace("::", ".") + bracket + params
+
+
+class MutantWorker:
+    def __init__(self, box: Sandbox, plan: RebuildPlan, config: MutationConfig) -> None:
+        self.box, self.plan, self.config = box, plan, config
+        self.files: set[str] = set()
+        self.reference_sha: str | None = None
+        self._originals: dict[str, bytes] = {}
+        self._current: str | None = None  # the file that now holds a mutant
+
+    def setup(self, suite: Path) -> None:
+        """The suite, the guard, and the reference rebuilt once (which must succeed)."""
+        self.files = {p.relative_to(suite).as_posix() for p in (suite / "eval").rglob("test_*.py")}
+        self._root(f"mkdir -p {MUTANT_DIR} {MARKS} && chmod 1777 {MARKS}", 60)
+        self.box.put_dir(suite / "eval", f"{WORKSPACE}/eval")
+        guard = resources.files("taskfoundry.assets").joinpath("mutant_guard.py").read_bytes()
+        self.box.put_file(guard, WORKSPACE_EXECUTABLE, mode=0o755)
+        settings = {
+            "program": PROGRAM,
+            "argv0": WORKSPACE_EXECUTABLE,
+            "timeout": self.config.program_timeout,
+            "cap": self.config.output_cap,
+            "marks": MARKS,
+        }
+        self.box.put_file(json.dumps(settings).encode(), GUARD_SETTINGS)
+        self._root(f"chown -R 1000:1000 {WORKSPACE}", 120)
+        res = self._build()
+        self.reference_sha = parse_sha(res.text())
+        if not res.ok or self.reference_sha is None:
+            raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
+
+    def failing(self, tests: list[str]) -> set[str]:
+        """Tests that fail on the rebuilt reference here: they cannot tell a mutant apart."""
+        if not tests:
+            return set()
+        res, _marks = self._pytest(tests, first_failure=False)
+        code = _exit_code(res)
+        if code not in (0, 1):
+            raise MutationError(
+                f"the suite does not run on the reference (pytest exit {code}): {res.text()[-1500:]}"
+            )
+        return {junit_name(n) for _, n in _OUTCOME.findall(res.stdout.decode(errors="replace"))}
+
+    def run(self, planned: Planned) -> MutantRecord:
+        m = planned.mutant
+        start = time.monotonic()
+        fields = {**m.__dict__, "id": m.id, "tests_run": len(planned.tests)}
+        fields.pop("start"), fields.pop("end")
+        status, killer, detail = self._analyse(planned)
+        return MutantRecord(
+            **fields,
+            status=status,
+            killed_by=killer,
+            detail=f"{detail} ({time.monotonic() - start:.1f}s)".strip(),
+        )
+
+    def _analyse(self, planned: Planned) -> tuple[Status, str | None, str]:
+        m = planned.mutant
+        target = self.plan.target(m.file)
+        if self._current is not None and self._current != target:
+            self._write(self._current, self._originals[self._current])
+        if target not in self._originals:
+            self._originals[target] = self.box.get_file(target)
+        self._write(target, m.apply(self._originals[target]))
+        self._current = target
+        build = self._build()
+        if not build.ok:
+            why = "timed out" if build.timed_out else build.text()[-600:]
+            return "build_failed", None, why
+        if parse_sha(build.text()) == self.reference_sha:
+            return "equivalent", None, "the stripped program is the reference's"
+        res, marks = self._pytest(list(planned.tests), first_failure=True)
+        code = _exit_code(res)
+        if res.timed_out or marks:
+            return "timeout", None, ", ".join(marks) or "the tests did not finish"
+        if code == 0:
+            return "survived", None, ""
+        failed = _OUTCOME.findall(res.stdout.decode(errors="replace"))
+        if code == 1 and failed:
+            return "killed", junit_name(failed[0][1]), ""
+        return "error", None, f"pytest exit {code}: {res.text()[-600:]}"
+
+    # in the container ---------------------------------------------------------------
+    def _write(self, path: str, data: bytes) -> None:
+        # `cat >` keeps the file's owner and mode and gives it a new mtime, which make reads
+        res = self.box.exec(f"cat > {shlex.quote(path)}", timeout=60, stdin=data, user=ROOT)
+        if not res.ok:
+            raise MutationError(f"cannot write {path}: {res.text()[-500:]}")
+
+    def _build(self) -> ExecResult:
+        return self.box.exec(
+            ["sh", "-c", self.plan.script()], timeout=self.config.build_timeout, user=ROOT, workdir="/src"
+        )
+
+    def _root(self, cmd: str, timeout: float) -> None:
+        res = self.box.exec(cmd, timeout=timeout, user=ROOT)
+        if not res.ok:
+            raise MutationError(f"`{cmd}` failed: {res.text()[-500:]}")
+
+    def _pytest(self, tests: list[str], first_failure: bool) -> tuple[ExecResult, list[str]]:
+        cfg = self.config
+        per_test = cfg.program_timeout * 3 + 10
+        argv = [
+            "python3",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--tb=no",
+            "-rfE",
+            "--rootdir=.",
+            "--basetemp=/tmp/tfm-pytest",  # pytest empties it first
+            f"--timeout={per_test:g}",
+            *(["-x"] if first_failure else []),
+            *(node_id(t, self.files) for t in tests),
+        ]
+        quoted = shlex.join(argv)
+        script = (
+            f"rm -f {MARKS}/*; TF_TIMEOUT={cfg.program_timeout + 10:g} {quoted} > /tmp/tfm-out 2>&1; "
+            f'echo "tfm-exit $?"; cat /tmp/tfm-out | tail -c 200000; echo; ls {MARKS} | sed "s/^/tfm-mark /"'
+        )
+        res = self.box.exec(script, timeout=len(tests) * per_test + 120, user=TESTER, workdir=WORKSPACE)
+        marks = re.findall(r"^tfm-mark (\w+)$", res.stdout.decode(errors="replace"), re.M)
+        return res, marks
+
+
+def _exit_code(res: ExecResult) -> int | None:
+    found = re.search(r"^tfm-exit (\d+)$", res.stdout.decode(errors="replace"), re.M)
+    return int(found.group(1)) if found else None

@@ -1,0 +1,216 @@
+"""Mutation analysis without Docker: operators, sampling, node ids, rebuild plans, the report."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.builders.detect_c import autotools, cmake
+from taskfoundry.builders.recipe import Recipe
+from taskfoundry.models import load_json_model, save_json
+from taskfoundry.mutation.analyze import split
+from taskfoundry.mutation.models import MutantRecord, MutationReport
+from taskfoundry.mutation.operators import OPERATORS, mutants_of
+from taskfoundry.mutation.rebuild import rebuild_plan
+from taskfoundry.mutation.select import Planned, plan
+from taskfoundry.mutation.worker import MutationError, junit_name, node_id
+
+C_SOURCE = b"""#include <stdio.h>
+#define LIMIT 10
+static int table[4];
+int clamp(int a, int b)
+{
+    if (a < b && !(a == 0x1F)) {
+        return a + 1;
+    }
+    table[0] = b * 2;
+    for (int i = 0; i < 3; i++) {
+        if (i >= 2)
+            break;
+        printf("%d\\n", i);
+    }
+    return 010;
+}
+void say(void)
+{
+    puts("hi");
+}
+"""
+PY_SOURCE = b'''def f(a, b):
+    """Doc."""
+    if a < b and not a or b is None:
+        return a + 1
+    g(a)
+    a += 3
+    return a * 2 == 0
+
+
+def g(x):
+    print(x // 2, True)
+'''
+RUST_SOURCE = b"fn f(a: u32) -> Option<u32> { if a < 3 || !ok() { return Some(a + 1u32); } g(a); None }\n"
+GO_SOURCE = b"package main\nfunc f(a int) (int, error) {\n\tg(a)\n\ta++\n\treturn a - 0x1f, nil\n}\n"
+
+
+def _by_operator(file: str, source: bytes) -> dict[str, list[tuple[str, str]]]:
+    found: dict[str, list[tuple[str, str]]] = {}
+    for m in mutants_of(file, source):
+        found.setdefault(m.operator, []).append((m.original, m.replacement))
+    return found
+
+
+def test_every_operator_on_c_and_the_mutants_compile(tmp_path: Path) -> None:
+    ops = _by_operator("x.c", C_SOURCE)
+    assert set(ops) == set(OPERATORS)
+    assert ("<", "<=") in ops["relational"] and ("&&", "||") in ops["logical"]
+    assert ("0x1F", "0x20") in ops["constant"] and ("010", "07") in ops["constant"]
+    assert ("!(a == 0x1F)", "(a == 0x1F)") in ops["negation"] and ("break;", ";") in ops["statement"]
+    assert ("", "return 0; ") in ops["return"] and ("", "return; ") in ops["return"]
+    # neither the #define nor the array size is a value the program computes with
+    assert ("10", "11") not in ops["constant"] and ("4", "5") not in ops["constant"]
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    for i, m in enumerate(mutants_of("x.c", C_SOURCE)):
+        path = tmp_path / f"m{i}.c"
+        path.write_bytes(m.apply(C_SOURCE))
+        res = subprocess.run(["gcc", "-fsyntax-only", str(path)], capture_output=True, text=True)
+        assert res.returncode == 0, (m, res.stderr)
+
+
+def test_python_mutants_compile_and_the_early_return_is_indented() -> None:
+    mutants = mutants_of("pkg/m.py", PY_SOURCE)
+    ops = {m.operator for m in mutants}
+    assert ops == set(OPERATORS)
+    for m in mutants:
+        compile(m.apply(PY_SOURCE), "m.py", "exec")  # raises on a broken mutant
+    early = [m for m in mutants if m.operator == "return"]
+    assert [m.line for m in early] == [2, 11]
+    assert b'return None\n    """Doc."""' in early[0].apply(PY_SOURCE)
+    # a docstring is not a statement to drop; `//` and `and`/`or` are operators
+    assert all(m.original != '"""Doc."""' for m in mutants)
+    assert {("//", "/"), ("and", "or"), ("or", "and")} <= {(m.original, m.replacement) for m in mutants}
+
+
+def test_rust_and_go_replacements_keep_their_forms() -> None:
+    rust = _by_operator("src/lib.rs", RUST_SOURCE)
+    assert ("1u32", "2u32") in rust["constant"] and ("1u32", "0u32") in rust["constant"]
+    assert rust["return"] == [("", "return None; ")]
+    assert ("||", "&&") in rust["logical"] and ("!ok()", "ok()") in rust["negation"]
+    go = _by_operator("main.go", GO_SOURCE)
+    assert go["return"] == [("", "return *new(int), *new(error); ")]
+    assert ("0x1f", "0x20") in go["constant"] and ("a++", "") in go["statement"]
+    assert ("-", "+") in go["arithmetic"] and ("++", "--") in go["arithmetic"]
+    assert mutants_of("README.md", b"a < b") == []
+
+
+def test_mutant_ids_are_stable_and_distinct() -> None:
+    first = mutants_of("x.c", C_SOURCE)
+    again = mutants_of("x.c", C_SOURCE)
+    assert [m.id for m in first] == [m.id for m in again]
+    assert len({m.id for m in first}) == len(first)
+
+
+def test_plan_samples_only_covered_lines_seeded_and_names_the_tests(tmp_path: Path) -> None:
+    (tmp_path / "x.c").write_bytes(C_SOURCE)
+    per_test = {"t.a": {"x.c": [6, 7]}, "t.b": {"x.c": [7, 9]}, "t.dropped": {"x.c": [11, 12]}}
+    planned, pool = plan(tmp_path, ["t.a", "t.b"], per_test, OPERATORS, budget=5, seed=3)
+    assert pool == len([m for m in mutants_of("x.c", C_SOURCE) if m.line in (6, 7, 9)])
+    assert len(planned) == 5 and {p.mutant.line for p in planned} <= {6, 7, 9}
+    for p in planned:
+        assert p.tests == {6: ("t.a",), 7: ("t.a", "t.b"), 9: ("t.b",)}[p.mutant.line]
+    again, _ = plan(tmp_path, ["t.a", "t.b"], per_test, OPERATORS, budget=5, seed=3)
+    other, _ = plan(tmp_path, ["t.a", "t.b"], per_test, OPERATORS, budget=5, seed=4)
+    assert again == planned and other != planned
+    assert [p.mutant.start for p in planned] == sorted(p.mutant.start for p in planned)
+    chunks = split(planned, 2)
+    assert [len(c) for c in chunks] == [3, 2] and [p for c in chunks for p in c] == planned
+    assert split([Planned(planned[0].mutant, ())], 4) == [[Planned(planned[0].mutant, ())]]
+
+
+def test_node_ids_from_junit_names_and_back() -> None:
+    files = {"eval/tests/test_main.py", "eval/tests/test_x.py"}
+    assert node_id("eval.tests.test_main.test_a_0001", files) == "eval/tests/test_main.py::test_a_0001"
+    assert (
+        node_id("eval.tests.test_x.TestK.test_b[1.5-a]", files)
+        == "eval/tests/test_x.py::TestK::test_b[1.5-a]"
+    )
+    assert junit_name("eval/tests/test_x.py::TestK::test_b[1.5-a]") == "eval.tests.test_x.TestK.test_b[1.5-a]"
+    with pytest.raises(MutationError, match="in no file"):
+        node_id("eval.tests.test_gone.test_a", files)
+
+
+def test_rebuild_plans_skip_configuring_and_find_python_sources(tmp_path: Path) -> None:
+    (tmp_path / "configure.ac").write_text("AC_INIT([tool], [1.0])\n")
+    (tmp_path / "Makefile.am").write_text("bin_PROGRAMS = tool\n")
+    auto = autotools(tmp_path, None, None)
+    assert auto is not None
+    commands = rebuild_plan(auto).commands
+    assert commands[0] == "make -j2" and len(commands) == 2 and "configure" not in " ".join(commands)
+    (tmp_path / "CMakeLists.txt").write_text("project(tool)\nadd_executable(tool main.c)\n")
+    cm = cmake(tmp_path, None, None)
+    assert cm is not None and not any("-S" in c for c in rebuild_plan(cm).commands)
+    py = Recipe(
+        kind="python",
+        language="python",
+        build=[
+            "python3 -m venv .tfpip",
+            ".tfpip/bin/pip install .",
+            "python3 -m zipapp .tfapp -o executable",
+        ],
+        coverage_build=[],
+        executable="executable",
+        coverage_executable="executable",
+    )
+    plan_ = rebuild_plan(py)
+    assert plan_.commands == ("python3 -m zipapp .tfapp -o executable",)
+    assert (
+        plan_.target("src/pkg/a.py") == "/src/.tfapp/pkg/a.py"
+        and plan_.target("pkg/a.py") == "/src/.tfapp/pkg/a.py"
+    )
+    assert "install -D -m 0755 /src/executable /task/mutant/program" in plan_.script()
+
+
+def _record(status: str, file: str = "a.c", op: str = "relational") -> MutantRecord:
+    return MutantRecord.model_validate(
+        {
+            "id": "x",
+            "file": file,
+            "line": 1,
+            "operator": op,
+            "original": "<",
+            "replacement": "<=",
+            "status": status,
+        }
+    )
+
+
+def test_report_counts_score_and_round_trip(tmp_path: Path) -> None:
+    records = [
+        _record("killed"),
+        _record("killed", "b.c"),
+        _record("killed", op="constant"),
+        _record("survived", "b.c"),
+        _record("build_failed"),
+        _record("timeout"),
+        _record("equivalent"),
+    ]
+    report = MutationReport.from_records(records, candidates=40, budget=7, seed=0)
+    assert (report.mutants, report.killed, report.survived, report.build_failed, report.timeout) == (
+        7,
+        3,
+        1,
+        1,
+        1,
+    )
+    assert report.score == 0.75  # killed / (killed + survived): the rest are not counted
+    assert report.files["b.c"].killed == 1 and report.files["b.c"].survived == 1
+    assert report.operators["constant"].mutants == 1
+    assert [(s.file, s.operator, s.original, s.replacement) for s in report.survivors] == [
+        ("b.c", "relational", "<", "<=")
+    ]
+    save_json(tmp_path / "mutation.json", report)
+    assert load_json_model(tmp_path / "mutation.json", MutationReport) == report
+    assert MutationReport.from_records([_record("build_failed")]).score is None
