@@ -63,8 +63,19 @@ def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def build_flags(seed: int | None, max_probes: int | None, resume: bool | None) -> dict[str, Any]:
-    return {"explorer": {"seed": seed, "max_probes": max_probes}, "orchestration": {"resume": resume}}
+def build_flags(
+    seed: int | None, max_probes: int | None, resume: bool | None, mutants: int | None = None
+) -> dict[str, Any]:
+    return {
+        "explorer": {"seed": seed, "max_probes": max_probes},
+        "orchestration": {"resume": resume},
+        "mutation": {"budget": mutants},
+    }
+
+
+MUTANTS = click.option(
+    "--mutants", type=click.IntRange(min=0), default=None, help="mutation analysis budget (0: none) [200]"
+)
 
 
 @main.command()
@@ -73,6 +84,7 @@ def build_flags(seed: int | None, max_probes: int | None, resume: bool | None) -
 @CONFIG_OPTION
 @click.option("--seed", type=int, default=None, help="explorer seed")
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
+@MUTANTS
 @click.option("--executable", default=None, help="which built program is the task's")
 @click.option(
     "--resume/--fresh",
@@ -86,6 +98,7 @@ def build(
     config_file: Path | None,
     seed: int | None,
     max_probes: int | None,
+    mutants: int | None,
     executable: str | None,
     resume: bool | None,
     show: bool,
@@ -99,7 +112,7 @@ def build(
 
     try:
         config = make_config(
-            config_file, out=out, executable=executable, **build_flags(seed, max_probes, resume)
+            config_file, out=out, executable=executable, **build_flags(seed, max_probes, resume, mutants)
         )
         with shown_progress(show):
             task_dir = build_flow(source, config)
@@ -151,6 +164,7 @@ MAX_FAILURES = click.option(
 @MAX_FAILURES
 @click.option("--seed", type=int, default=None, help="explorer seed")
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
+@MUTANTS
 @click.option("--resume/--fresh", default=None, help="reuse stage results of earlier runs [resume]")
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def build_many(
@@ -161,13 +175,14 @@ def build_many(
     max_failures: float | None,
     seed: int | None,
     max_probes: int | None,
+    mutants: int | None,
     resume: bool | None,
     show: bool,
 ) -> None:
     """Build a task from each SOURCE (or each line of a SOURCES_FILE); exit 1 if any failed."""
     from taskfoundry.flows.many import build_many_flow
 
-    flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume))
+    flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume, mutants))
     _run_batch(
         lambda config: build_many_flow(read_sources(sources), config), config_file, show, out=out, **flags
     )
@@ -257,7 +272,11 @@ def index(out: Path, as_of: datetime | None) -> None:
         entries = cut(record(out), as_of)
     for e in entries:
         released = f"{e.released_at:%Y-%m-%d}" if e.released_at else "-"
-        click.echo(f"{e.task_id}\treleased {released}\tcreated {e.created_at:%Y-%m-%d}\t{e.source}")
+        mutation = "-" if e.mutation_score is None else f"{e.mutation_score:.1%}"
+        click.echo(
+            f"{e.task_id}\treleased {released}\tcreated {e.created_at:%Y-%m-%d}\t"
+            f"mutation {mutation}\t{e.source}"
+        )
 
 
 @main.command()

@@ -13,6 +13,7 @@ from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.flows.options import OrchestrationConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.models import load_yaml_model
+from taskfoundry.mutation.models import MutationConfig
 from taskfoundry.sources.registry import SourceConfig
 from taskfoundry.testgen.agent_support import AgentGenConfig
 from taskfoundry.testgen.explorer import ExplorerConfig
@@ -36,6 +37,7 @@ class Config(BaseModel):
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
+    mutation: MutationConfig = Field(default_factory=MutationConfig)
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 
     @property

@@ -38,6 +38,9 @@ class TaskStats(BaseModel):
     lines_covered: int = 0
     lines_total: int = 0
     dummy_pass_rate: float = 0.0
+    mutation_score: float | None = Field(
+        None, description="killed / (killed + survived) of reports/mutation.json; null: not analysed"
+    )
     stage_seconds: dict[str, float] = Field(default_factory=dict)
 
 

@@ -167,6 +167,7 @@ def build(
             "generator": "agent",
             "filter": {"gold_runs": 1, "dummies": ["silent", "cat", "usage"]},
             "agent": {"model": model, "budget": {"max_revisions": 1}, **agent},
+            "mutation": {"budget": 0},
         }
         (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
         out = tmp_path / "out"

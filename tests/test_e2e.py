@@ -20,14 +20,13 @@ from taskfoundry.sandbox.docker import DockerSandbox
 from conftest import EXAMPLES
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
+BUILD_FLAGS = ["--max-probes", "200", "--mutants", "20"]
 
 
 @pytest.fixture(scope="session")
 def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("out")
-    result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
-    )
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *BUILD_FLAGS])
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "tasks").iterdir()
     return task_dir
@@ -52,6 +51,21 @@ def test_task_directory_is_complete(csvq_task: Path) -> None:
     for report in ("coverage.json", "leak.json", "filter.json", "lint.json"):
         assert (csvq_task / "reports" / report).exists()
     assert task["stats"]["line_rate"] > 0.5
+
+
+def test_mutation_score_is_measured_and_shown(csvq_task: Path) -> None:
+    from taskfoundry.models import load_json_model
+    from taskfoundry.mutation.models import MutationReport
+
+    report = load_json_model(csvq_task / "reports" / "mutation.json", MutationReport)
+    assert report.mutants == 20 and report.skipped is None and report.unreliable_tests == []
+    assert report.killed + report.survived > 0 and report.score is not None
+    task = yaml.safe_load((csvq_task / "task.yaml").read_text())
+    assert task["stats"]["mutation_score"] == report.score
+    shown = CliRunner().invoke(main, ["show", str(csvq_task)]).output
+    assert f"mutation score of kept tests: {report.score:.1%}" in shown
+    listed = CliRunner().invoke(main, ["index", str(csvq_task.parent.parent)]).output
+    assert f"mutation {report.score:.1%}" in listed
 
 
 def test_tarball_layout_matches_programbench(csvq_task: Path, tmp_path: Path) -> None:
@@ -101,9 +115,7 @@ def _usage(client, image: str) -> str:  # type: ignore[no-untyped-def]
 
 def test_second_build_reuses_images(csvq_task: Path, prefect_harness) -> None:  # type: ignore[no-untyped-def]
     out = csvq_task.parent.parent
-    result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
-    )
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *BUILD_FLAGS])
     assert result.exit_code == 0, result.output
     built = json.loads((csvq_task / "reports" / "images.json").read_text())
     assert built["task_built"] is False and built["cleanroom_built"] is False

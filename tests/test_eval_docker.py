@@ -50,7 +50,7 @@ FAIL_EXE = "printf '#!/bin/sh\\nexit 1\\n' > executable && chmod +x executable"
 def spec(prefect_harness, base_image, tmp_path_factory) -> TaskSpec:  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("eval-out")
     result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200", "--mutants", "0"]
     )
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "tasks").iterdir()

@@ -18,6 +18,7 @@ from taskfoundry.flows.tasks import (
     filter_task,
     generate_task,
     lint_task,
+    mutation_task,
     package_task,
     run_stage,
     source_task,
@@ -48,9 +49,10 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     gen = run_stage(stage_log, config, generate_task, src, build, config)
     lint = run_stage(stage_log, config, lint_task, gen)
     filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
+    mutation = run_stage(stage_log, config, mutation_task, src, build, gen, filt, config.mutation)
     seconds = dict(stage_log.seconds)
     task_dir: Path = run_stage(
-        stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds
+        stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds, mutation
     )
     publish_task(task_dir, stage_log.cached)
     return task_dir

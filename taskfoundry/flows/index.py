@@ -27,6 +27,8 @@ class IndexEntry(BaseModel):
     commit: str
     created_at: datetime
     released_at: datetime | None = None
+    line_rate: float | None = None
+    mutation_score: float | None = None
 
 
 class BenchmarkIndex(BaseModel):
@@ -58,6 +60,8 @@ def record(out: Path, rows: list[RunRow] | None = None) -> BenchmarkIndex:
             commit=task.commit,
             created_at=task.created_at,
             released_at=released,
+            line_rate=task.stats.line_rate,
+            mutation_score=task.stats.mutation_score,
         )
     save_json(out / INDEX, fresh)
     return fresh

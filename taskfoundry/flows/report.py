@@ -21,6 +21,7 @@ class ReportFacts:
     leak: str = "unknown"
     assets: str = "unknown"
     images_built: dict[str, bool] = field(default_factory=dict)
+    mutation: str = "not analysed"
 
 
 def _json(path: Path) -> Any:
@@ -44,7 +45,27 @@ def read_facts(task_dir: Path) -> ReportFacts:
         facts.assets = f"{len(assets.get('kept', []))} kept, {len(assets.get('dropped', []))} dropped"
     images = _json(task_dir / "reports" / "images.json") or {}
     facts.images_built = {k: bool(images[k]) for k in ("task_built", "cleanroom_built") if k in images}
+    mutation = _json(task_dir / "reports" / "mutation.json")
+    if mutation is not None:
+        facts.mutation = mutation_text(mutation)
     return facts
+
+
+def mutation_text(report: dict[str, Any]) -> str:
+    """`72.5% (116 killed, 44 survived; 6 timeout, 2 build failed, 2 equivalent of 170 mutants)`."""
+    if report.get("skipped"):
+        return f"not analysed: {report['skipped']}"
+    score = report.get("score")
+    shown = "n/a" if score is None else f"{score:.1%}"
+    rest = [
+        f"{report.get(k, 0)} {k.replace('_', ' ')}"
+        for k in ("timeout", "build_failed", "equivalent", "error")
+    ]
+    rest = [r for r in rest if not r.startswith("0 ")]
+    return (
+        f"{shown} ({report.get('killed', 0)} killed, {report.get('survived', 0)} survived"
+        f"{'; ' + ', '.join(rest) if rest else ''} of {report.get('mutants', 0)} mutants)"
+    )
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -65,6 +86,7 @@ def task_table(
         ("dropped", _counts(s.dropped)),
         ("line coverage", f"{s.line_rate:.1%}"),
         ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"),
+        ("mutation score", facts.mutation),
         ("lint findings", _counts(facts.lint)),
         ("triage", _counts(facts.triage)),
         ("leak scan", facts.leak),
@@ -90,6 +112,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- line coverage of kept tests: {s.line_rate:.1%} "
         f"({s.lines_covered}/{s.lines_total} first-party lines)\n"
         f"- dummy pass rate before filtering: {s.dummy_pass_rate:.1%}\n"
+        f"- mutation score of kept tests: {facts.mutation}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
         f"- leak scan: {facts.leak}; test assets: {facts.assets}\n{created}"
         f"- images: `{task.images.task_cleanroom}`, `{task.images.task}`\n"

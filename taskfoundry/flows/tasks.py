@@ -22,7 +22,8 @@ from taskfoundry.flows import progress
 from taskfoundry.flows.cache import STAGE_CACHE, result_storage, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
-from taskfoundry.pipeline import package, stages
+from taskfoundry.mutation.models import MutationConfig, MutationReport
+from taskfoundry.pipeline import mutate, package, stages
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -72,6 +73,14 @@ def filter_task(gen: GenerateStage, lint: LintStage, clean: CleanroomStage, conf
     return stages.filter_stage(gen, lint, clean, config, docker_client())
 
 
+@task(name="mutation", cache_policy=STAGE_CACHE, persist_result=True)
+def mutation_task(
+    src: SourceResult, build: BuildStage, gen: GenerateStage, filt: FilterStage, config: MutationConfig
+) -> MutationReport:
+    with docker_build_slot():  # it rebuilds the program, mutant after mutant
+        return mutate.mutation_stage(src, build, gen, filt, config)
+
+
 @task(name="package")
 def package_task(
     src: SourceResult,
@@ -82,9 +91,12 @@ def package_task(
     filt: FilterStage,
     config: Config,
     stage_seconds: dict[str, float],
+    mutation: MutationReport | None = None,
 ) -> Path:
     # not cached: it writes the task directory, the thing a resumed run must produce
-    return package.package_stage(src, build, clean, gen, lint, filt, config, docker_client(), stage_seconds)
+    return package.package_stage(
+        src, build, clean, gen, lint, filt, config, docker_client(), stage_seconds, mutation
+    )
 
 
 @dataclass

@@ -46,8 +46,8 @@ def analyze(
     reference in `image` (a build image: /src built), whose checkout is `repo` on the host."""
     start = time.monotonic()
     meta = {"budget": config.budget, "seed": config.seed}
-    if not config.enabled:
-        return MutationReport(skipped="disabled in the config", **meta)
+    if not config.enabled or config.budget == 0:
+        return MutationReport(skipped="disabled in the config (enabled: false or budget: 0)", **meta)
     planned, pool = plan(repo, kept, per_test_lines, tuple(config.operators), config.budget, config.seed)
     if not planned:
         why = "no kept test covers a line of first-party source in a supported language"

@@ -26,6 +26,7 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
+from taskfoundry.mutation.models import MutationReport
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -79,6 +80,7 @@ def package_stage(
     config: Config,
     client: docker.DockerClient,
     stage_seconds: dict[str, float],
+    mutation: MutationReport | None = None,
 ) -> Path:
     """Write <out>/tasks/<task id>/ in one rename; returns its path."""
     images = image_names(src, config)
@@ -97,6 +99,7 @@ def package_stage(
         lines_covered=filt.coverage.lines_covered,
         lines_total=filt.coverage.lines_total,
         dummy_pass_rate=round(filt.dummy_pass_rate, 4),
+        mutation_score=mutation.score if mutation else None,
         stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
     )
     task = TaskYaml(
@@ -130,6 +133,8 @@ def package_stage(
         atomic.write_text(tmp / "build.sh", build.build_sh)
         atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
         _reports(tmp / "reports", build, gen, lint, filt, clean)
+        if mutation is not None:
+            save_json(tmp / "reports" / "mutation.json", mutation)
         logs = config.work_dir / "generate" / src.task_id
         if logs.is_dir():  # probe logs, agent trajectories
             shutil.copytree(logs, tmp / "reports" / "generation")

@@ -1,0 +1,194 @@
+"""Mutation analysis on a real build image: scores that tell suites apart, and every verdict.
+
+One tiny C program is built once for the module (its image is content-addressed, so a
+warm engine reuses it); two hand-written suites run the same invocations, one asserting
+exact output (strong) and one only that the program did not crash (weak).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.config import Config
+from taskfoundry.mutation.analyze import LIMITS, analyze
+from taskfoundry.mutation.models import MutationConfig
+from taskfoundry.mutation.operators import Mutant, mutants_of
+from taskfoundry.mutation.rebuild import PROGRAM, rebuild_plan
+from taskfoundry.mutation.select import Planned
+from taskfoundry.mutation.worker import MutantWorker
+from taskfoundry.pipeline import stages
+from taskfoundry.pipeline.results import BuildStage, SourceResult
+from taskfoundry.pipeline.stages import write_suite
+from taskfoundry.sandbox.docker import DockerSandbox
+
+from conftest import make_repo
+
+pytestmark = pytest.mark.docker
+
+MUTCALC_C = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long add(long a, long b)
+{
+    return a + b;
+}
+
+static long largest(long a, long b)
+{
+    if (a > b)
+        return a;
+    return b;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "add") == 0) {
+        printf("%ld\n", add(atol(argv[2]), atol(argv[3])));
+        return 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "max") == 0) {
+        printf("%ld\n", largest(atol(argv[2]), atol(argv[3])));
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "count") == 0) {
+        long n = atol(argv[2]);
+        for (long i = 1; i <= n; i++)
+            printf("%ld\n", i);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "wait") == 0) {
+        volatile long n = atol(argv[2]);
+        while (n > 0)
+            n--;
+        puts("done");
+        return 0;
+    }
+    fprintf(stderr, "usage: mutcalc add|max A B | count N | wait N\n");
+    return 2;
+}
+"""
+# (name, argv, expected stdout, expected exit status)
+CASES = [
+    ("add_small", ["add", "2", "3"], "5\n", 0),
+    ("add_negative", ["add", "-4", "1"], "-3\n", 0),
+    ("max_first", ["max", "9", "4"], "9\n", 0),
+    ("max_second", ["max", "1", "7"], "7\n", 0),
+    ("max_equal", ["max", "3", "3"], "3\n", 0),
+    ("count_three", ["count", "3"], "1\n2\n3\n", 0),
+    ("count_zero", ["count", "0"], "", 0),
+    ("wait_some", ["wait", "1000"], "done\n", 0),
+    ("usage", [], "", 2),
+]
+ALL_LINES = {"mutcalc.c": list(range(1, MUTCALC_C.count("\n") + 1))}
+
+
+def _suite(strong: bool) -> dict[str, str]:
+    body = ['"""mutcalc tests."""\n\nfrom tfrun import run\n']
+    for name, argv, out, code in CASES:
+        # weak: "it did not crash"; strong: the exact exit status and output
+        checks = ["    assert result.returncode in (0, 2)"]
+        if strong:
+            checks = [f"    assert result.returncode == {code}", f"    assert result.stdout == {out!r}"]
+        body.append(
+            f"\ndef test_{name}(tmp_path):\n"
+            f'    """CATCHES: a rebuild that gets `mutcalc {" ".join(argv)}` wrong."""\n'
+            f"    result = run({argv!r}, cwd=tmp_path)\n" + "\n".join(checks) + "\n"
+        )
+    return {"test_mutcalc.py": "\n".join(body)}
+
+
+TESTS = [f"eval.tests.test_mutcalc.test_{name}" for name, *_ in CASES]
+FAST = MutationConfig(budget=16, seed=1, program_timeout=2, output_cap=256 * 1024, workers=2)
+
+
+@pytest.fixture(scope="module")
+def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, BuildStage, Path, Path]:  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("mutcalc")
+    repo = make_repo(
+        root / "mutcalc",
+        {
+            "mutcalc.c": MUTCALC_C,
+            "Makefile": "mutcalc: mutcalc.c\n\tcc -O2 -o mutcalc mutcalc.c $(CFLAGS) $(LDFLAGS)\n",
+        },
+    )
+    config = Config(out=root / "out")
+    src = stages.source_stage(str(repo), config)
+    build = stages.build_stage(src, config, docker_client)
+    strong, weak = root / "strong", root / "weak"
+    write_suite(strong, _suite(True))
+    write_suite(weak, _suite(False))
+    return src, build, strong, weak
+
+
+def _analyze(mutcalc, suite: Path, config: MutationConfig = FAST):  # type: ignore[no-untyped-def]
+    src, build, *_ = mutcalc
+    per_test = {t: ALL_LINES for t in TESTS}
+    return analyze(build.image, build.recipe, src.path, suite, TESTS, per_test, config)
+
+
+def test_a_weak_suite_scores_low_and_a_strong_one_high(mutcalc) -> None:  # type: ignore[no-untyped-def]
+    strong = _analyze(mutcalc, mutcalc[2])
+    weak = _analyze(mutcalc, mutcalc[3])
+    # the same seed and coverage: the same mutants, so the scores compare the assertions
+    assert [r.id for r in strong.records] == [r.id for r in weak.records]
+    assert strong.mutants == 16 and strong.unreliable_tests == [] and weak.unreliable_tests == []
+    assert strong.score is not None and weak.score is not None
+    assert strong.score >= 0.8, strong.survivors
+    assert weak.score <= 0.35, weak.survivors
+    assert len(weak.survivors) > len(strong.survivors)
+    killed = {r.id: r.killed_by for r in strong.records if r.status == "killed"}
+    assert all(name in TESTS for name in killed.values())
+
+
+@pytest.fixture(scope="module")
+def worker(mutcalc, docker_client) -> Iterator[MutantWorker]:  # type: ignore[no-untyped-def]
+    _src, build, strong, _weak = mutcalc
+    with DockerSandbox(build.image, LIMITS, client=docker_client) as box:
+        w = MutantWorker(box, rebuild_plan(build.recipe), FAST)
+        w.setup(strong)
+        yield w
+
+
+def _pick(original: str, replacement: str, line_text: str) -> Mutant:
+    line = MUTCALC_C.splitlines().index(line_text) + 1
+    found = [
+        m
+        for m in mutants_of("mutcalc.c", MUTCALC_C.encode())
+        if (m.original, m.replacement, m.line) == (original, replacement, line)
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_mutant_build_behaves_as_the_mutant(worker: MutantWorker) -> None:
+    minus = _pick("+", "-", "    return a + b;")
+    record = worker.run(Planned(minus, tuple(TESTS)))
+    res = worker.box.exec([PROGRAM, "add", "7", "2"], timeout=30)
+    assert res.stdout == b"5\n"  # 7 - 2: the program now built is the mutant
+    assert record.status == "killed" and record.killed_by == "eval.tests.test_mutcalc.test_add_small"
+    # the next mutant, in the same file, starts from the original source again
+    flipped = _pick(">", "<=", "    if (a > b)")
+    assert worker.run(Planned(flipped, tuple(TESTS))).status == "killed"
+    assert worker.box.exec([PROGRAM, "add", "7", "2"], timeout=30).stdout == b"9\n"
+
+
+def test_a_mutant_that_does_not_compile_is_build_failed(worker: MutantWorker) -> None:
+    good = _pick("+", "-", "    return a + b;")
+    broken = Mutant(good.file, good.line, "arithmetic", good.start, good.end, "+", "+ +;")
+    record = worker.run(Planned(broken, tuple(TESTS)))
+    assert record.status == "build_failed" and "error" in record.detail and record.killed_by is None
+
+
+def test_a_hanging_or_flooding_mutant_is_timeout_and_the_analysis_goes_on(worker: MutantWorker) -> None:
+    hang = _pick("n--;", ";", "            n--;")
+    flood = _pick("++", "--", "        for (long i = 1; i <= n; i++)")
+    hung = worker.run(Planned(hang, ("eval.tests.test_mutcalc.test_wait_some",)))
+    flooded = worker.run(Planned(flood, ("eval.tests.test_mutcalc.test_count_three",)))
+    assert (hung.status, flooded.status) == ("timeout", "timeout"), (hung.detail, flooded.detail)
+    assert "timeout" in hung.detail and "flood" in flooded.detail
+    after = worker.run(Planned(_pick("+", "-", "    return a + b;"), tuple(TESTS)))
+    assert after.status == "killed"
