@@ -106,3 +106,13 @@ def test_runtime_traces_are_recognised() -> None:
     assert runtime_trace(out("panic: runtime error\n\ngoroutine 1 [running]:\nmain.main()\n"))
     assert not runtime_trace(out("tool: cannot open 'x': No such file or directory\n"))
     assert not runtime_trace(out("the traceback (most recent call last) is not shown\n"))
+
+
+def test_each_written_test_names_its_own_probe() -> None:
+    """Tests are written grouped by command, not in the order of the kept probes: the per-test
+    coverage the explorer records must follow `WrittenTest.kept`, not the position."""
+    files, written = render_tests(KEPT, "tool", 0)
+    assert [w.kept for w in written] != list(range(len(KEPT)))  # the grouping reorders them
+    for w in written:
+        body = files[w.file].split(f"def {w.function}(")[1].split("\ndef ")[0]
+        assert f"run({list(KEPT[w.kept].probe.args)!r}" in body

@@ -37,9 +37,9 @@ class ExplorerGenerator:
             ctx.sandbox, ctx.repo, program_names(ctx), ctx.log_dir / "probes.jsonl"
         )
         files, written = render_tests(state.kept, ctx.program, cfg.seed)
+        # `written` is grouped by command: pair each test with its own probe's lines
         per_test = {
-            w.junit_name: {f: sorted(ls) for f, ls in k.covered.items()}
-            for w, k in zip(written, state.kept, strict=True)
+            w.junit_name: {f: sorted(ls) for f, ls in state.kept[w.kept].covered.items()} for w in written
         }
         return GeneratedBranch(
             name=f"explorer-seed{cfg.seed}",

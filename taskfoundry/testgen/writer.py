@@ -18,6 +18,7 @@ HEADER = (
 class WrittenTest:
     file: str  # e.g. test_select.py
     function: str
+    kept: int = -1  # its probe's position in the list of kept probes
 
     @property
     def junit_name(self) -> str:
@@ -39,24 +40,25 @@ def _is_file(kept: Kept, arg: str) -> bool:
 
 
 def render_tests(kept: list[Kept], program: str, seed: int) -> tuple[dict[str, str], list[WrittenTest]]:
-    """Returns {file name: source} and the tests in the order written."""
-    groups: dict[str, list[Kept]] = defaultdict(list)
-    for item in kept:
-        groups[_group(item)].append(item)
+    """Returns {file name: source} and the tests in the order written (grouped by command,
+    not in the order of `kept`: `WrittenTest.kept` says which probe each test runs)."""
+    groups: dict[str, list[tuple[int, Kept]]] = defaultdict(list)
+    for index, item in enumerate(kept):
+        groups[_group(item)].append((index, item))
     files: dict[str, str] = {}
     written: list[WrittenTest] = []
     counter = 0
     for group in sorted(groups):
         parts = [HEADER.format(program=program, seed=seed)]
-        shared = _shared_files(groups[group])
+        shared = _shared_files([item for _, item in groups[group]])
         if shared:
             parts.append(f"\n# Input files the tests write before running the program.\nFILES = {shared!r}\n")
         fname = f"test_{group}.py"
-        for item in groups[group]:
+        for index, item in groups[group]:
             counter += 1
             name = f"test_{_slug('_'.join(item.probe.args[:4]))}_{counter:04d}"
             parts.append(_render_one(item, name, program))
-            written.append(WrittenTest(fname, name))
+            written.append(WrittenTest(fname, name, index))
         files[fname] = "\n".join(parts)
     return files, written
 
