@@ -74,6 +74,8 @@ class MutantRecord(Survivor):
     killed_by: str | None = Field(None, description="the first test that failed on it")
     tests_run: int = Field(0, description="tests that cover its line, run against it")
     detail: str = ""
+    build_seconds: float = 0.0
+    test_seconds: float = 0.0
 
 
 class MutationReport(BaseModel):

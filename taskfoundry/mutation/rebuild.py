@@ -58,8 +58,10 @@ def rebuild_plan(recipe: Recipe) -> RebuildPlan:
     if recipe.kind == "python":
         zipapp = tuple(c for c in recipe.build if "zipapp" in c)
         return RebuildPlan(commands=zipapp, executable=executable, python_app=True)
-    commands = tuple(c for c in recipe.build if not _SETUP.match(c))
-    return RebuildPlan(commands=commands or tuple(recipe.build), executable=executable)
+    commands = tuple(c for c in recipe.build if not _SETUP.match(c)) or tuple(recipe.build)
+    if recipe.kind == "cargo":  # incremental release builds: ~1 s a mutant instead of ~7 s
+        commands = ("export CARGO_INCREMENTAL=1", *commands)
+    return RebuildPlan(commands=commands, executable=executable)
 
 
 def parse_sha(output: str) -> str | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from taskfoundry.builders.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.mutation.models import MutantRecord, MutationConfig, Status
+from taskfoundry.mutation.operators import Mutant
 from taskfoundry.mutation.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
 from taskfoundry.mutation.select import Planned
 from taskfoundry.sandbox.base import ExecResult, Sandbox
@@ -94,19 +95,25 @@ class MutantWorker:
 
     def run(self, planned: Planned) -> MutantRecord:
         m = planned.mutant
+        fields = {k: v for k, v in m.__dict__.items() if k not in ("start", "end")}
+        record = MutantRecord(**fields, id=m.id, status="error", tests_run=len(planned.tests))
+        self._swap_in(m)
         start = time.monotonic()
-        fields = {**m.__dict__, "id": m.id, "tests_run": len(planned.tests)}
-        fields.pop("start"), fields.pop("end")
-        status, killer, detail = self._analyse(planned)
-        return MutantRecord(
-            **fields,
-            status=status,
-            killed_by=killer,
-            detail=f"{detail} ({time.monotonic() - start:.1f}s)".strip(),
-        )
+        build = self._build()
+        record.build_seconds = round(time.monotonic() - start, 2)
+        if not build.ok:
+            record.status = "build_failed"
+            record.detail = "timed out" if build.timed_out else build.text()[-600:]
+        elif parse_sha(build.text()) == self.reference_sha:
+            record.status, record.detail = "equivalent", "the stripped program is the reference's"
+        else:
+            start = time.monotonic()
+            record.status, record.killed_by, record.detail = self._test(planned.tests)
+            record.test_seconds = round(time.monotonic() - start, 2)
+        return record
 
-    def _analyse(self, planned: Planned) -> tuple[Status, str | None, str]:
-        m = planned.mutant
+    def _swap_in(self, m: Mutant) -> None:
+        """The source now holds mutant `m` (and the file an earlier mutant changed, its original)."""
         target = self.plan.target(m.file)
         if self._current is not None and self._current != target:
             self._write(self._current, self._originals[self._current])
@@ -114,13 +121,9 @@ class MutantWorker:
             self._originals[target] = self.box.get_file(target)
         self._write(target, m.apply(self._originals[target]))
         self._current = target
-        build = self._build()
-        if not build.ok:
-            why = "timed out" if build.timed_out else build.text()[-600:]
-            return "build_failed", None, why
-        if parse_sha(build.text()) == self.reference_sha:
-            return "equivalent", None, "the stripped program is the reference's"
-        res, marks = self._pytest(list(planned.tests), first_failure=True)
+
+    def _test(self, tests: tuple[str, ...]) -> tuple[Status, str | None, str]:
+        res, marks = self._pytest(list(tests), first_failure=True)
         code = _exit_code(res)
         if res.timed_out or marks:
             return "timeout", None, ", ".join(marks) or "the tests did not finish"
