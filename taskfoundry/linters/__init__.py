@@ -1,4 +1,4 @@
-"""The assertion linter (21 rules) and the five-class assertion triage, over libcst.
+"""The assertion linter (Table 8's 21 rules, one of ours) and the five-class triage, over libcst.
 
 Use `lint_source` on one source text or `lint_paths` on files and directories; both return
 a `LintResult` of findings, per-assertion triage and per-file errors. `RULES` maps each rule

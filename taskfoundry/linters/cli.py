@@ -35,7 +35,7 @@ EXIT_BAD_INPUT = 2
     help="YAML file of LintConfig (rules on/off, thresholds, allowances).",
 )
 def lint(paths: tuple[Path, ...], output_format: str, config_path: Path | None) -> None:
-    """Lint pytest test files or directories against the 21 assertion rules, with triage.
+    """Lint pytest test files or directories against the assertion rules, with triage.
 
     Exit status: 0 when no HIGH finding, 1 when there is one, 2 when a file could not be
     read or parsed (the other files are still linted) or the config is invalid.

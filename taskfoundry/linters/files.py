@@ -141,6 +141,8 @@ class FileOps:
             return frozenset({o.INPUT})
         if o.is_golden_path(key):
             return frozenset({o.GOLDEN} | o.extension_tags(key))
+        if o.GOLDEN_CODEC in o.extension_tags(key):  # the program wrote out.gz, out.enc
+            return frozenset({o.PROGRAM, o.CODEC_OUTPUT})
         return frozenset({o.PROGRAM})
 
     def _written_origins(self, key: str, writes: list[Write]) -> frozenset[str]:

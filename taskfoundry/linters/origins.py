@@ -16,6 +16,7 @@ GOLDEN_RENDER = "golden_render"  # a golden file a renderer produced (image, pdf
 DOC = "doc"  # the test's own docstring
 HASH = "hash"  # a digest the test computes
 HASH_PROGRAM = "hash_program"  # a digest the test computes over program output
+CODEC_OUTPUT = "codec_output"  # program output a cipher, codec or compressor produced
 DECODED = "decoded"  # passed through a standard-library roundtrip module
 LIT_DIGEST = "lit_digest"  # literal holding a hex digest
 LIT_B64 = "lit_base64"  # literal holding long base64
@@ -191,6 +192,51 @@ def extension_tags(path_key: str) -> set[str]:
     if ext in RENDER_EXTENSIONS:
         return {GOLDEN_RENDER}
     return set()
+
+
+# words of a run's arguments that ask for a cipher, codec or compressor's output
+CODEC_WORDS = frozenset(
+    {
+        "encrypt",
+        "encipher",
+        "cipher",
+        "crypt",
+        "aes",
+        "des",
+        "3des",
+        "blowfish",
+        "twofish",
+        "chacha",
+        "chacha20",
+        "salsa20",
+        "rc4",
+        "xtea",
+        "camellia",
+        "serpent",
+        "compress",
+        "deflate",
+        "gzip",
+        "bzip2",
+        "xz",
+        "lzma",
+        "lzip",
+        "lz4",
+        "lzo",
+        "zstd",
+        "brotli",
+        "huffman",
+        "lzw",
+        "encode",
+        "sign",
+        "hmac",
+    }
+)
+
+
+def names_codec(words: list[str]) -> bool:
+    """Whether a run's argument words ask for a cipher, codec or compressor (`--encrypt`, `-z
+    gzip`, `compress`): its output comes from that algorithm."""
+    return any(part in CODEC_WORDS for word in words for part in re.split(r"[^a-z0-9]+", word.lower()))
 
 
 def is_golden_path(path_key: str) -> bool:

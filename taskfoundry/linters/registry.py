@@ -46,7 +46,13 @@ _TABLE: list[tuple[str, Severity, str, Checker]] = [
         golden.check_golden_written_in_test,
     ),
     ("golden_no_equality", "HIGH", "golden checked in part", golden.check_golden_no_equality),
-    ("golden_docstring", "HIGH", "expected from docstring", golden.check_golden_docstring),
+    ("golden_docstring", "HIGH", "golden named in docstring, unused", golden.check_golden_docstring),
+    (
+        "expected_from_docstring",
+        "HIGH",
+        "expected value read from the docstring",
+        golden.check_expected_from_docstring,
+    ),
     ("for_no_guard", "MED", "loop may run zero times", control.check_for_no_guard),
     ("weak_sole_assertion", "MED", "one weak assertion", weak.check_weak_sole_assertion),
     (

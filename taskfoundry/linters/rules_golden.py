@@ -7,6 +7,7 @@ or a string literal of at least `golden_literal_min` characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -17,12 +18,61 @@ from taskfoundry.linters.facts import Assertion, Case
 from taskfoundry.linters.kinds import WHOLE_METHODS
 
 Hit = tuple[int, str]
+_EMPTY = cst.Module([])
 WHOLE_CALLS = frozenset(
     {"json.loads", "sorted", "set", "list", "str", "bytes", "textwrap.dedent", "tuple", "frozenset"}
 )
 
 
+# a file path: `dir/name`, `name.ext` (an extension with a letter), not a URL or a version
+_PATH = re.compile(
+    r"(?<![\w/.:-])((?:[\w.-]+/)+[\w.-]*\w|[\w-]+(?:\.[\w-]+)*\.(?=\w*[A-Za-z])\w{1,10})(?![\w/])"
+)
+# a line that calls the file it names the expected output
+_GOLDEN_LINE = re.compile(r"\bgolden\b|\bsnapshots?\b|\bexpected[ _-]?(?:output|file|result)s?\b", re.I)
+
+
+def golden_mentions(doc: str) -> list[str]:
+    """Files a docstring names as goldens: a golden-looking path (`expected/x.out`), or any
+    path on a line that calls it the golden, snapshot or expected output."""
+    found: list[str] = []
+    for line in doc.splitlines():
+        for path in _PATH.findall(line):
+            if "://" in line and path in line.split("://", 1)[1]:
+                continue
+            if o.is_golden_path(path) or _GOLDEN_LINE.search(line):
+                found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def _body_text(case: Case) -> str:
+    """The test's source without its docstring."""
+    body = case.func.body
+    stmts = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+    if case.docstring() is not None and stmts:
+        stmts = stmts[1:]
+    return "\n".join(_EMPTY.code_for_node(s) for s in stmts)
+
+
 def check_golden_docstring(case: Case) -> Iterator[Hit]:
+    """ProgramBench's Table 8: a golden file mentioned in the docstring is not found in the
+    test body (the test says it checks against a file it never reads)."""
+    doc = case.docstring()
+    if not doc:
+        return
+    body = _body_text(case)
+    for path in golden_mentions(doc):
+        if path not in body and path.rsplit("/", 1)[-1] not in body:
+            yield (
+                case.line,
+                (
+                    f"the docstring names the golden file `{path}` but the test never uses it: "
+                    "compare the output with that file, or say in the docstring what is checked"
+                ),
+            )
+
+
+def check_expected_from_docstring(case: Case) -> Iterator[Hit]:
     for assertion in case.assertions:
         if o.DOC in case.flow.origins(assertion.expr):
             yield (

@@ -15,6 +15,7 @@ from taskfoundry.linters.cstutil import (
     literal_value,
     method_name,
     positional,
+    subexpressions,
 )
 
 if TYPE_CHECKING:
@@ -74,7 +75,9 @@ def _decodes(flow: Flow, call: cst.Call) -> bool:
 def _call(flow: Flow, call: cst.Call) -> Tags:
     name = call_name(call)
     if flow.is_run_call(call):
-        return frozenset({o.PROGRAM})
+        return frozenset(
+            {o.PROGRAM, o.CODEC_OUTPUT} if o.names_codec(_argv_words(flow, call)) else {o.PROGRAM}
+        )
     if name in DOC_CALLS and call.args and _own_function(flow, call.args[0].value):
         return frozenset({o.DOC})
     if method_name(call) == "shortDescription":
@@ -100,6 +103,15 @@ def _call(flow: Flow, call: cst.Call) -> Tags:
             receiver = receiver | {o.HASH_PROGRAM}
         return receiver | args
     return args or _UNKNOWN
+
+
+def _argv_words(flow: Flow, call: cst.Call) -> list[str]:
+    """The string literals of a run's argument list (not its stdin or input files)."""
+    argv = positional(call, 0)
+    if argv is None:
+        return []
+    nodes = [n for n in subexpressions(flow.single_value(argv)) if isinstance(n, cst.BaseExpression)]
+    return [v for v in (literal_value(n) for n in nodes) if isinstance(v, str)]
 
 
 def _name(flow: Flow, node: cst.Name) -> Tags:

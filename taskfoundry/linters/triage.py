@@ -1,10 +1,11 @@
 """The five-class triage: how could a solver without the source obtain an expected value?
 
 Decided in this order, from the data-flow of the assertion's two sides:
-pinned (a digest of the output, a rendered image), recall (digests, base64, codec bytes,
-codec golden files), contract (exit status), self-consistent (output vs the program's own
-output or the test's input, possibly through a stdlib decoder), contract (counts, ranges,
-types, structure, absence), observable (the rest: values read off one reference run).
+recall (a digest of what a cipher, codec or compressor wrote), pinned (a digest of any
+other output, a rendered image), recall (digests, base64, codec bytes, codec golden files),
+contract (exit status), self-consistent (output vs the program's own output or the test's
+input, possibly through a stdlib decoder), contract (counts, ranges, types, structure,
+absence), observable (the rest: values read off one reference run).
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ _OBSERVABLE_WEAK = ("substring", "prefix", "suffix", "pattern", "alternatives")
 
 
 def _pinned(tags: Tags) -> Verdict | None:
+    if o.HASH_PROGRAM in tags and o.CODEC_OUTPUT in tags and tags & {o.LITERAL, o.GOLDEN}:
+        return "recall", (
+            "a digest of output a cipher, codec or compressor produced is compared with a fixed "
+            "value: only that algorithm, run on this input, gives it"
+        )
     if o.HASH_PROGRAM in tags and tags & {o.LITERAL, o.GOLDEN}:
         return "pinned", (
             "a digest of the program's output is compared with a fixed value: it pins the "

@@ -126,6 +126,47 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [
             """
             def test_a():
+                \"\"\"CATCHES: a rebuild whose help differs from golden/help.txt.\"\"\"
+                r = run(["--help"])
+                assert r.stdout.startswith("usage: prog")
+            """,
+            """
+            def test_b(tmp_path):
+                \"\"\"Compares the report with the expected output in report.out.\"\"\"
+                r = run(["report"], cwd=tmp_path)
+                assert r.stdout == "total 3\\n"
+            """,
+            """
+            def test_c():
+                \"\"\"CATCHES: a wrong table; the snapshot is tests/snapshots/table.txt.\"\"\"
+                expected = (Path(__file__).parent / "snapshots" / "list.txt").read_text()
+                assert run(["table"]).stdout == expected
+            """,
+        ],
+        [
+            """
+            def test_a():
+                \"\"\"CATCHES: a rebuild whose help differs from golden/help.txt.\"\"\"
+                expected = (Path(__file__).parent / "golden" / "help.txt").read_text()
+                assert run(["--help"]).stdout == expected
+            """,
+            """
+            def test_b(tmp_path):
+                \"\"\"CATCHES: a rebuild that reads data/people.csv wrongly.\"\"\"
+                r = run(["count", "data/people.csv"], cwd=tmp_path)
+                assert r.stdout == "3\\n"
+            """,
+            """
+            def test_c():
+                \"\"\"CATCHES: a wrong table, checked against the golden file table.txt.\"\"\"
+                assert run(["table"]).stdout == (Path(__file__).parent / "table.txt").read_text()
+            """,
+        ],
+    ),
+    "expected_from_docstring": (
+        [
+            """
+            def test_a():
                 \"\"\"usage: prog [-h]\"\"\"
                 r = run(["--help"])
                 assert r.stdout.strip() == test_a.__doc__
@@ -177,7 +218,7 @@ def test_rule_near_miss(rule: str, source: str) -> None:
     assert rule not in rules_of(source)
 
 
-def test_docstring_of_other_objects_is_not_golden_docstring() -> None:
+def test_docstring_of_other_objects_is_not_expected_from_docstring() -> None:
     source = """
     import csv
 
@@ -185,10 +226,10 @@ def test_docstring_of_other_objects_is_not_golden_docstring() -> None:
         r = run(["--doc"])
         assert r.stdout == csv.__doc__
     """
-    assert "golden_docstring" not in rules_of(source)
+    assert "expected_from_docstring" not in rules_of(source)
 
 
-def test_unittest_own_docstring_is_golden_docstring() -> None:
+def test_unittest_own_docstring_is_expected_from_docstring() -> None:
     source = """
     import unittest
 
@@ -197,4 +238,4 @@ def test_unittest_own_docstring_is_golden_docstring() -> None:
             \"\"\"hello\"\"\"
             self.assertEqual(run(["x"]).stdout.strip(), self.shortDescription())
     """
-    assert "golden_docstring" in rules_of(source)
+    assert "expected_from_docstring" in rules_of(source)

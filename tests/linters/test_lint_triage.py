@@ -202,3 +202,38 @@ def test_extra_roundtrip_module_makes_decode_self_consistent() -> None:
     assert classes_of(source) == ["observable"]
     config = LintConfig(roundtrip_modules=["base64"])
     assert [a.class_ for a in lint(source, config).assertions] == ["self-consistent"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+        def test_cipher_digest():
+            r = run(["--encrypt", "-k", "key"], stdin="plain text")
+            assert hashlib.sha256(r.stdout.encode()).hexdigest() == "0f3a"
+        """,
+        """
+        def test_compressed_file_crc(tmp_path):
+            run(["in.txt"], cwd=tmp_path)
+            assert zlib.crc32((tmp_path / "in.txt.lz4").read_bytes()) == 0x1234ABCD
+        """,
+        """
+        def test_codec_named_by_a_variable():
+            argv = ["-z", "zstd", "in"]
+            r = run(argv)
+            assert hashlib.md5(r.stdout.encode()).hexdigest() == "d41d8cd98f00b204e9800998ecf8427e"
+        """,
+    ],
+)
+def test_digest_of_codec_output_is_recall_not_pinned(source: str) -> None:
+    (item,) = lint(source).assertions
+    assert item.class_ == "recall" and "cipher, codec or compressor" in item.reason
+
+
+def test_codec_words_in_stdin_do_not_make_output_a_codec_s() -> None:
+    source = """
+    def test_hash_of_render():
+        r = run(["render"], stdin="encrypt compress")
+        assert hashlib.md5(r.stdout.encode()).hexdigest() == "d41d8cd98f00b204e9800998ecf8427e"
+    """
+    assert classes_of(source) == ["pinned"]
