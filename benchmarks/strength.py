@@ -5,10 +5,12 @@ kept tests, first-party line coverage, mutation score, explorer and mutation sec
         [--max-probes 600] [--out DIR] [--json FILE]
 
 Runs the stage functions directly (no Prefect): source, build, cleanroom, generate, lint,
-filter, mutation. Images are reused by tag, so only the first run of a source pays for its
-build. The mutation columns time the whole analysis (setup, the reference rebuilt and the
-suite run on it once, then every mutant) and split a mutant's time into rebuild and tests.
-Each mutation report is kept as <out>/work/mutation/<task id>.json.
+filter, mutation (with mutation-guided generation unless --no-guided). Images are reused
+by tag, so only the first run of a source pays for its build. "kept tests" and "line
+coverage" are the suite's after guided generation; the mutation columns time the whole
+stage (setup, the reference rebuilt and the suite run on it once, every mutant, then the
+guided step) and split a mutant's first-analysis time into rebuild and tests.
+The stage results are kept as <out>/work/strength/<task id>/<stage>.json.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from taskfoundry.sandbox.docker import docker_client
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")]
 HEAD = (
-    "| task | lang | kept tests | line coverage | mutation score | killed / survived / timeout / "
-    "build failed / equivalent | explorer s | mutation s | mean rebuild s | mean tests s | load |"
+    "| task | lang | kept tests | line coverage | mutation score | after guided (+tests) | killed / "
+    "survived / timeout / build failed / equivalent (after) | explorer s | mutation s (guided s) | "
+    "mean rebuild s | mean tests s | load |"
 )
 
 
@@ -45,16 +48,28 @@ def measure(source: str, config: Config) -> dict[str, Any]:
     lint = stages.lint_stage(gen)
     filt = stages.filter_stage(gen, lint, clean, config, client)
     start = time.monotonic()
-    report = mutation_stage(src, build, gen, filt, config.mutation)
+    mut = mutation_stage(src, build, clean, gen, filt, config, client)
     seconds = time.monotonic() - start
-    save_json(config.work_dir / "mutation" / f"{src.task_id}.json", report)
+    report, guided = mut.report, mut.report.guided
+    stored = config.work_dir / "strength" / src.task_id
+    for name, model in (
+        ("source", src),
+        ("build", build),
+        ("generate", gen),
+        ("filter", filt),
+        ("mutation", mut),
+    ):
+        save_json(stored / f"{name}.json", model)
     built = [r for r in report.records if r.status != "build_failed"]
     return {
         "task": src.task_id,
         "language": build.recipe.language,
-        "kept": len(filt.kept),
-        "line_rate": filt.coverage.line_rate,
+        "kept": len(mut.filt.kept),
+        "line_rate": mut.filt.coverage.line_rate,
+        "score_before": guided.score_before if guided else report.score,
         "score": report.score,
+        "tests_added": guided.tests_added if guided else 0,
+        "guided_seconds": guided.seconds if guided else 0.0,
         "counts": [report.killed, report.survived, report.timeout, report.build_failed, report.equivalent],
         "mutants": report.mutants,
         "candidates": report.candidates,
@@ -67,15 +82,18 @@ def measure(source: str, config: Config) -> dict[str, Any]:
     }
 
 
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
 def row(m: dict[str, Any]) -> str:
-    score = "n/a" if m["score"] is None else f"{m['score']:.1%}"
-    if m["skipped"]:
-        score = f"skipped: {m['skipped'][:60]}"
+    before = f"skipped: {m['skipped'][:60]}" if m["skipped"] else _pct(m["score_before"])
     counts = " / ".join(str(c) for c in m["counts"])
     return (
-        f"| {m['task']} | {m['language']} | {m['kept']} | {m['line_rate']:.1%} | {score} | {counts} "
-        f"(of {m['mutants']}; {m['candidates']} candidates) | {m['explorer_seconds']:.0f} | "
-        f"{m['mutation_seconds']:.0f} | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} |"
+        f"| {m['task']} | {m['language']} | {m['kept']} | {m['line_rate']:.1%} | {before} | "
+        f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
+        f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
+        f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} |"
     )
 
 
@@ -87,11 +105,13 @@ def main() -> None:
     parser.add_argument("--max-probes", type=int, default=600)
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-strength"))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--guided", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
     config = Config(out=args.out)
     config.explorer.max_probes = args.max_probes
     config.mutation.budget = args.budget
     config.mutation.workers = args.workers
+    config.mutation.guided = args.guided
     print(HEAD)
     print("|" + "---|" * HEAD.count(" | ") + "---|")
     results = []

@@ -71,6 +71,8 @@ int main(int argc, char **argv)
     return 2;
 }
 """
+MAKEFILE = "mutcalc: mutcalc.c\n\tcc -O2 -o mutcalc mutcalc.c $(CFLAGS) $(LDFLAGS)\n"
+README = "# mutcalc\n\n```\nmutcalc add 2 3\nmutcalc max 9 4\nmutcalc count 3\nmutcalc wait 10\n```\n"
 # (name, argv, expected stdout, expected exit status)
 CASES = [
     ("add_small", ["add", "2", "3"], "5\n", 0),
@@ -108,13 +110,7 @@ FAST = MutationConfig(budget=16, seed=1, program_timeout=2, output_cap=256 * 102
 @pytest.fixture(scope="module")
 def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, BuildStage, Path, Path]:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("mutcalc")
-    repo = make_repo(
-        root / "mutcalc",
-        {
-            "mutcalc.c": MUTCALC_C,
-            "Makefile": "mutcalc: mutcalc.c\n\tcc -O2 -o mutcalc mutcalc.c $(CFLAGS) $(LDFLAGS)\n",
-        },
-    )
+    repo = make_repo(root / "mutcalc", {"mutcalc.c": MUTCALC_C, "Makefile": MAKEFILE, "README.md": README})
     config = Config(out=root / "out")
     src = stages.source_stage(str(repo), config)
     build = stages.build_stage(src, config, docker_client)
@@ -192,3 +188,58 @@ def test_a_hanging_or_flooding_mutant_is_timeout_and_the_analysis_goes_on(worker
     assert "timeout" in hung.detail and "flood" in flooded.detail
     after = worker.run(Planned(_pick("+", "-", "    return a + b;"), tuple(TESTS)))
     assert after.status == "killed"
+
+
+def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker) -> None:
+    """`count 0` prints nothing on the reference and on `i < n` alike; `count 1` does not."""
+    from taskfoundry.mutation.guided import VARIANT, killers
+    from taskfoundry.testgen.explorer import Kept
+    from taskfoundry.testgen.probes import Outcome, Probe
+
+    loop = "        for (long i = 1; i <= n; i++)"
+    mutant = _pick("<=", "<", loop)
+    probe = Kept(
+        Probe(("count", "0")), Outcome(0, "", "", False, False, {}), "guided", {"mutcalc.c": {mutant.line}}
+    )
+    (found,) = killers(worker, [mutant], [probe], deadline=float("inf"))
+    mutant_id, kept = found
+    assert mutant_id == mutant.id and kept.feature == VARIANT
+    assert kept.probe.args == ("count", "1") and kept.outcome.stdout == "1\n"
+    assert kept.covered == {"mutcalc.c": {mutant.line}}
+
+
+def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from taskfoundry.models import CoverageReport
+    from taskfoundry.pipeline.mutate import mutation_stage
+    from taskfoundry.pipeline.results import FilterStage, GenerateStage
+
+    src, build, _strong, weak = mutcalc
+    config = Config(
+        out=tmp_path / "out",
+        mutation=FAST.model_copy(update={"budget": 10, "guided_probes": 40}),
+        filter={"gold_runs": 1, "dummies": ["silent", "cat"]},
+    )
+    clean = stages.cleanroom_stage(src, build, config, docker_client)
+    lines = {"mutcalc.c": set(ALL_LINES["mutcalc.c"])}
+    every = CoverageReport.from_lines(lines, lines)
+    gen = GenerateStage(
+        branch="hand",
+        suite=weak,
+        tests=TESTS,
+        generated=len(TESTS),
+        probes_run=0,
+        exhausted=None,
+        coverage=every,
+        per_test_lines={t: ALL_LINES for t in TESTS},
+    )
+    filt = FilterStage(kept=TESTS, dropped={}, dummy_pass_rate=0.0, coverage=every)
+    mut = mutation_stage(src, build, clean, gen, filt, config, docker_client)
+    guided = mut.report.guided
+    assert guided is not None and guided.survived_before > 0, mut.report
+    assert guided.tests_added > 0 and guided.killed > 0, guided
+    assert mut.report.score is not None and guided.score_before is not None
+    assert mut.report.score > guided.score_before
+    added = [t for t in mut.filt.kept if ".test_mutants_" in t]
+    assert len(added) == guided.tests_added and mut.filt.kept[: len(TESTS)] == TESTS
+    assert {r.killed_by for r in mut.report.records if r.killed_by in added}  # the new tests kill
+    assert sorted(p.name for p in (mut.gen.suite / "eval" / "tests").glob("test_mutants_*.py"))

@@ -11,7 +11,7 @@ import pytest
 from taskfoundry.builders.detect_c import autotools, cmake
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.models import load_json_model, save_json
-from taskfoundry.mutation.analyze import split
+from taskfoundry.mutation.analyze import split_evenly
 from taskfoundry.mutation.models import MutantRecord, MutationReport
 from taskfoundry.mutation.operators import OPERATORS, mutants_of
 from taskfoundry.mutation.rebuild import rebuild_plan
@@ -125,9 +125,9 @@ def test_plan_samples_only_covered_lines_seeded_and_names_the_tests(tmp_path: Pa
     other, _ = plan(tmp_path, ["t.a", "t.b"], per_test, OPERATORS, budget=5, seed=4)
     assert again == planned and other != planned
     assert [p.mutant.start for p in planned] == sorted(p.mutant.start for p in planned)
-    chunks = split(planned, 2)
+    chunks = split_evenly(planned, 2)
     assert [len(c) for c in chunks] == [3, 2] and [p for c in chunks for p in c] == planned
-    assert split([Planned(planned[0].mutant, ())], 4) == [[Planned(planned[0].mutant, ())]]
+    assert split_evenly([Planned(planned[0].mutant, ())], 4) == [[Planned(planned[0].mutant, ())]]
 
 
 def test_node_ids_from_junit_names_and_back() -> None:
@@ -214,3 +214,25 @@ def test_report_counts_score_and_round_trip(tmp_path: Path) -> None:
     save_json(tmp_path / "mutation.json", report)
     assert load_json_model(tmp_path / "mutation.json", MutationReport) == report
     assert MutationReport.from_records([_record("build_failed")]).score is None
+
+
+def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> None:
+    from taskfoundry.mutation.guided import GUIDED_PREFIX, guided_tests
+    from taskfoundry.testgen.explorer import Kept
+    from taskfoundry.testgen.probes import Outcome, Probe
+
+    def kept(args: tuple[str, ...], out: str) -> Kept:
+        return Kept(Probe(args), Outcome(0, out, "", False, False, {}), "guided", {"a.c": {3}})
+
+    found = {
+        "m1": kept(("count", "x"), "1\n"),
+        "m2": kept(("--sum", "1"), "2\n"),
+        "m3": kept(("count", "x"), "1\n"),
+    }
+    files, names = guided_tests(found, "tool", 0)
+    assert files and all(name.startswith(GUIDED_PREFIX) for name in files)
+    assert len(names) == 2  # one test a distinct probe
+    for junit, item in names.items():
+        module, function = junit.split(".")[2:]
+        assert f"def {function}(" in files[module + ".py"]
+        assert repr(list(item.probe.args)) in files[module + ".py"].split(f"def {function}(")[1]

@@ -49,10 +49,22 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     gen = run_stage(stage_log, config, generate_task, src, build, config)
     lint = run_stage(stage_log, config, lint_task, gen)
     filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
-    mutation = run_stage(stage_log, config, mutation_task, src, build, gen, filt, config.mutation)
+    mut = run_stage(stage_log, config, mutation_task, src, build, clean, gen, filt, config)
     seconds = dict(stage_log.seconds)
+    # the suite packaged is the mutation stage's: the generated one plus any guided tests
     task_dir: Path = run_stage(
-        stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds, mutation
+        stage_log,
+        config,
+        package_task,
+        src,
+        build,
+        clean,
+        mut.gen,
+        lint,
+        mut.filt,
+        config,
+        seconds,
+        mut.report,
     )
     publish_task(task_dir, stage_log.cached)
     return task_dir

@@ -102,6 +102,8 @@ def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | N
         images = [result.image]
     elif isinstance(result, GenerateStage):
         paths = [result.suite / "eval" / "tests"]
+    elif isinstance(getattr(result, "gen", None), GenerateStage):  # the mutation stage's suite
+        paths = [result.gen.suite / "eval" / "tests"]  # type: ignore[attr-defined]
     for image in images:
         if not image_exists(image):
             return f"image {image} is gone"

@@ -22,7 +22,7 @@ from taskfoundry.flows import progress
 from taskfoundry.flows.cache import STAGE_CACHE, result_storage, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
-from taskfoundry.mutation.models import MutationConfig, MutationReport
+from taskfoundry.mutation.models import MutationReport
 from taskfoundry.pipeline import mutate, package, stages
 from taskfoundry.pipeline.results import (
     BuildStage,
@@ -75,10 +75,15 @@ def filter_task(gen: GenerateStage, lint: LintStage, clean: CleanroomStage, conf
 
 @task(name="mutation", cache_policy=STAGE_CACHE, persist_result=True)
 def mutation_task(
-    src: SourceResult, build: BuildStage, gen: GenerateStage, filt: FilterStage, config: MutationConfig
-) -> MutationReport:
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    filt: FilterStage,
+    config: Config,
+) -> mutate.MutationStage:
     with docker_build_slot():  # it rebuilds the program, mutant after mutant
-        return mutate.mutation_stage(src, build, gen, filt, config)
+        return mutate.mutation_stage(src, build, clean, gen, filt, config, docker_client())
 
 
 @task(name="package")

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.mutation.models import MutantRecord, MutationConfig, MutationReport
@@ -52,34 +55,61 @@ def analyze(
     if not planned:
         why = "no kept test covers a line of first-party source in a supported language"
         return MutationReport(skipped=why, candidates=pool, **meta)
-    chunks = split(planned, config.workers)
-    deadline = start + config.max_seconds
-    rebuild = rebuild_plan(recipe)
-    with ThreadPoolExecutor(len(chunks), thread_name_prefix="mutation") as pool_:
-        futures = [pool_.submit(_work, image, rebuild, suite, chunk, config, deadline) for chunk in chunks]
-        done = [f.result() for f in futures]
-    records = [r for d in done for r in d.records]
-    unreliable = set().union(*(d.unreliable for d in done))
+    done = run_planned(image, rebuild_plan(recipe), suite, planned, config, start + config.max_seconds)
     return MutationReport.from_records(
-        records,
+        done.records,
         candidates=pool,
-        unreliable_tests=sorted(unreliable),
-        exhausted="time" if any(d.out_of_time for d in done) else None,
+        unreliable_tests=sorted(done.unreliable),
+        exhausted="time" if done.out_of_time else None,
         seconds=round(time.monotonic() - start, 2),
         **meta,
     )
 
 
-def split(planned: list[Planned], workers: int) -> list[list[Planned]]:
+T = TypeVar("T")
+
+
+def split_evenly(items: list[T], workers: int) -> list[list[T]]:
     """Contiguous runs of about equal size: each worker mostly rebuilds one file after another."""
-    n = max(1, min(workers, len(planned)))
-    size, extra = divmod(len(planned), n)
+    n = max(1, min(workers, len(items)))
+    size, extra = divmod(len(items), n)
     chunks, at = [], 0
     for i in range(n):
         end = at + size + (1 if i < extra else 0)
-        chunks.append(planned[at:end])
+        chunks.append(items[at:end])
         at = end
     return chunks
+
+
+@contextmanager
+def worker_box(image: str) -> Iterator[DockerSandbox]:
+    """A container of `image` for one worker thread, with its own client (docker-py's client
+    is not shared across threads)."""
+    client = docker_client()
+    try:
+        with DockerSandbox(image, LIMITS, client=client, labels={"taskfoundry.stage": "mutation"}) as box:
+            yield box
+    finally:
+        client.close()
+
+
+def run_planned(
+    image: str,
+    rebuild: RebuildPlan,
+    suite: Path,
+    planned: list[Planned],
+    config: MutationConfig,
+    deadline: float,
+) -> _Done:
+    """Every planned mutant against its tests, in worker containers; records in plan order."""
+    chunks = split_evenly(planned, config.workers)
+    with ThreadPoolExecutor(len(chunks), thread_name_prefix="mutation") as pool:
+        done = list(pool.map(lambda chunk: _work(image, rebuild, suite, chunk, config, deadline), chunks))
+    return _Done(
+        records=[r for d in done for r in d.records],
+        unreliable=set().union(*(d.unreliable for d in done)),
+        out_of_time=any(d.out_of_time for d in done),
+    )
 
 
 def _work(
@@ -91,19 +121,15 @@ def _work(
     deadline: float,
 ) -> _Done:
     done = _Done()
-    client = docker_client()  # one per thread: docker-py's client is not shared across threads
-    try:
-        with DockerSandbox(image, LIMITS, client=client, labels={"taskfoundry.stage": "mutation"}) as box:
-            worker = MutantWorker(box, rebuild, config)
-            worker.setup(suite)
-            done.unreliable = worker.failing(sorted({t for p in chunk for t in p.tests}))
-            for item in chunk:
-                if time.monotonic() > deadline:
-                    done.out_of_time = True
-                    break
-                usable = tuple(t for t in item.tests if t not in done.unreliable)
-                if usable:
-                    done.records.append(worker.run(Planned(item.mutant, usable)))
-    finally:
-        client.close()
+    with worker_box(image) as box:
+        worker = MutantWorker(box, rebuild, config)
+        worker.setup(suite)
+        done.unreliable = worker.failing(sorted({t for p in chunk for t in p.tests}))
+        for item in chunk:
+            if time.monotonic() > deadline:
+                done.out_of_time = True
+                break
+            usable = tuple(t for t in item.tests if t not in done.unreliable)
+            if usable:
+                done.records.append(worker.run(Planned(item.mutant, usable)))
     return done

@@ -39,6 +39,9 @@ class MutationConfig(BaseModel):
     )
     build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
     max_seconds: float = Field(1800, gt=0, description="wall-time budget; mutants left are not analysed")
+    guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
+    guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
+    guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")
 
 
 class Counts(BaseModel):
@@ -78,6 +81,20 @@ class MutantRecord(Survivor):
     test_seconds: float = 0.0
 
 
+class GuidedSummary(BaseModel):
+    """What mutation-guided generation did: the score before it, the tests it added."""
+
+    score_before: float | None = None
+    survived_before: int = 0
+    probes_run: int = Field(0, description="probes of the guided exploration")
+    candidates: int = Field(0, description="probes kept because they reach a survivor's line")
+    killers: int = Field(0, description="survivors a candidate probe told apart from the reference")
+    tests_added: int = Field(0, description="new tests kept by the linter and the filter")
+    tests_dropped: int = 0
+    killed: int = Field(0, description="survivors the new tests kill when analysed again")
+    seconds: float = 0.0
+
+
 class MutationReport(BaseModel):
     """reports/mutation.json. score = killed / (killed + survived)."""
 
@@ -102,6 +119,9 @@ class MutationReport(BaseModel):
     )
     exhausted: str | None = Field(None, description="'time' when the budget ended the analysis early")
     skipped: str | None = Field(None, description="why no analysis ran (disabled, no tests, no language)")
+    guided: GuidedSummary | None = Field(
+        None, description="mutation-guided generation; `score` is then the score after it"
+    )
     seconds: float = 0.0
 
     @classmethod

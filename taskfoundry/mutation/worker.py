@@ -16,13 +16,14 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from taskfoundry.builders.layout import WORKSPACE, WORKSPACE_EXECUTABLE
+from taskfoundry.builders.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.mutation.models import MutantRecord, MutationConfig, Status
 from taskfoundry.mutation.operators import Mutant
 from taskfoundry.mutation.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
 from taskfoundry.mutation.select import Planned
 from taskfoundry.sandbox.base import ExecResult, Sandbox
+from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 
 ROOT, TESTER = "0:0", "1000:1000"
 MARKS = "/tmp/tfm-marks"
@@ -76,6 +77,7 @@ class MutantWorker:
         }
         self.box.put_file(json.dumps(settings).encode(), GUARD_SETTINGS)
         self._root(f"chown -R 1000:1000 {WORKSPACE}", 120)
+        install_runner(self.box)  # for the probes of guided generation
         res = self._build()
         self.reference_sha = parse_sha(res.text())
         if not res.ok or self.reference_sha is None:
@@ -111,6 +113,19 @@ class MutantWorker:
             record.status, record.killed_by, record.detail = self._test(planned.tests)
             record.test_seconds = round(time.monotonic() - start, 2)
         return record
+
+    def outcomes(self, m: Mutant, probes: list[Probe]) -> list[Outcome] | None:
+        """What the program built from `m` does on each probe; None when it does not build."""
+        self._swap_in(m)
+        if not self._build().ok:
+            return None
+        return run_probes(
+            self.box, RunnerJob(executable=PROGRAM, timeout=self.config.program_timeout), probes
+        )
+
+    def reference(self, probes: list[Probe]) -> list[Outcome]:
+        """What the reference (the gold program) does on each probe."""
+        return run_probes(self.box, RunnerJob(executable=GOLD, timeout=self.config.program_timeout), probes)
 
     def _swap_in(self, m: Mutant) -> None:
         """The source now holds mutant `m` (and the file an earlier mutant changed, its original)."""
