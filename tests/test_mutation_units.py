@@ -236,3 +236,31 @@ def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> 
         module, function = junit.split(".")[2:]
         assert f"def {function}(" in files[module + ".py"]
         assert repr(list(item.probe.args)) in files[module + ".py"].split(f"def {function}(")[1]
+
+
+def test_a_cached_mutation_stage_whose_suite_is_gone_runs_again(tmp_path: Path) -> None:
+    from taskfoundry.flows.cache import stale_reason
+    from taskfoundry.models import CoverageReport
+    from taskfoundry.pipeline.results import FilterStage, GenerateStage, MutationStage
+
+    empty = CoverageReport.from_lines({}, {})
+    suite = tmp_path / "suite"
+    gen = GenerateStage(
+        branch="b", suite=suite, tests=[], generated=0, probes_run=0, exhausted=None, coverage=empty
+    )
+    stage = MutationStage(
+        report=MutationReport(),
+        gen=gen,
+        filt=FilterStage(kept=[], dropped={}, dummy_pass_rate=0, coverage=empty),
+    )
+    assert stale_reason(stage, lambda tag: True) == f"{suite / 'eval' / 'tests'} is gone"
+    (suite / "eval" / "tests").mkdir(parents=True)
+    assert stale_reason(stage, lambda tag: True) is None
+
+
+def test_unknown_operators_are_a_config_error_naming_the_valid_ones() -> None:
+    from taskfoundry.config import load_config
+    from taskfoundry.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"unknown mutation operator.*'bogus'.*valid: relational"):
+        load_config(None, {"mutation": {"operators": ["relational", "bogus"]}})

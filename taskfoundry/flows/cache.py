@@ -24,7 +24,7 @@ from prefect.utilities.hashing import hash_objects
 from pydantic import BaseModel
 
 from taskfoundry.config import Config
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, MutationStage
 
 RESULTS_DIR = "results"
 
@@ -102,8 +102,8 @@ def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | N
         images = [result.image]
     elif isinstance(result, GenerateStage):
         paths = [result.suite / "eval" / "tests"]
-    elif isinstance(getattr(result, "gen", None), GenerateStage):  # the mutation stage's suite
-        paths = [result.gen.suite / "eval" / "tests"]  # type: ignore[attr-defined]
+    elif isinstance(result, MutationStage):  # the suite it packages (with any guided tests)
+        paths = [result.gen.suite / "eval" / "tests"]
     for image in images:
         if not image_exists(image):
             return f"image {image} is gone"

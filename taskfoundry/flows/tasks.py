@@ -30,6 +30,7 @@ from taskfoundry.pipeline.results import (
     FilterStage,
     GenerateStage,
     LintStage,
+    MutationStage,
     SourceResult,
 )
 from taskfoundry.sandbox.docker import docker_client
@@ -81,7 +82,7 @@ def mutation_task(
     gen: GenerateStage,
     filt: FilterStage,
     config: Config,
-) -> mutate.MutationStage:
+) -> MutationStage:
     with docker_build_slot():  # it rebuilds the program, mutant after mutant
         return mutate.mutation_stage(src, build, clean, gen, filt, config, docker_client())
 

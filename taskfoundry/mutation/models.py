@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from taskfoundry.mutation.operators import OPERATORS
+from pydantic import BaseModel, Field, field_validator
 
 MUTATION_SCHEMA_VERSION = 1
+#: what `operators.mutants_of` can change (docs/mutation.md describes each)
+OPERATORS = ("relational", "arithmetic", "logical", "negation", "constant", "statement", "return")
 
 #: killed: some test failed. survived: every test that reaches its line passed.
 #: build_failed: it does not compile (not counted). timeout: a run hung or flooded its
@@ -42,6 +42,14 @@ class MutationConfig(BaseModel):
     guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
     guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
     guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")
+
+    @field_validator("operators")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(OPERATORS))
+        if unknown:
+            raise ValueError(f"unknown mutation operator(s) {unknown}; valid: {', '.join(OPERATORS)}")
+        return value
 
 
 class Counts(BaseModel):

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from taskfoundry.cleanroom.shingles import EXT_LANGUAGE, parse
-
-OPERATORS = ("relational", "arithmetic", "logical", "negation", "constant", "statement", "return")
+from taskfoundry.mutation.models import OPERATORS
 
 # token text -> replacements, by operator
 _REPLACE: dict[str, dict[str, tuple[str, ...]]] = {

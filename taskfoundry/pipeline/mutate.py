@@ -7,7 +7,6 @@ import logging
 import time
 
 import docker
-from pydantic import BaseModel
 
 from taskfoundry.config import Config
 from taskfoundry.errors import SandboxError, StageError
@@ -19,19 +18,18 @@ from taskfoundry.mutation.rebuild import rebuild_plan
 from taskfoundry.mutation.select import Planned, tests_by_line
 from taskfoundry.mutation.worker import MutationError
 from taskfoundry.pipeline import stages
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, FilterStage, GenerateStage, SourceResult
+from taskfoundry.pipeline.results import (
+    BuildStage,
+    CleanroomStage,
+    FilterStage,
+    GenerateStage,
+    MutationStage,
+    SourceResult,
+)
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.thirdparty import third_party_prefixes
 
 log = logging.getLogger(__name__)
-
-
-class MutationStage(BaseModel):
-    """The report, and the suite to package: the generated one, or it with the guided tests."""
-
-    report: MutationReport
-    gen: GenerateStage
-    filt: FilterStage
 
 
 def mutation_stage(
@@ -129,7 +127,7 @@ def _candidates(
     )
     job = g.coverage_job(
         build.recipe.coverage,
-        stages._go_module(src.path),
+        stages.go_module(src.path),
         third_party_prefixes(src.path),
         config.explorer.probe_timeout,
     )

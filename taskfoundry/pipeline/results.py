@@ -10,6 +10,7 @@ from taskfoundry.builders.recipe import Recipe
 from taskfoundry.cleanroom.assets import AssetReport
 from taskfoundry.cleanroom.leakscan import LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
+from taskfoundry.mutation.models import MutationReport
 
 
 class SourceResult(BaseModel):
@@ -72,3 +73,12 @@ class FilterStage(BaseModel):
     dummy_pass_rate: float
     coverage: CoverageReport
     branch_error: str | None = None  # set when infrastructure failed: the branch is marked
+
+
+class MutationStage(BaseModel):
+    """The mutation report, and the suite to package: the generated one, or it with the tests
+    mutation-guided generation added (then `gen` and `filt` describe the larger suite)."""
+
+    report: MutationReport
+    gen: GenerateStage
+    filt: FilterStage

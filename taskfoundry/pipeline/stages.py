@@ -134,7 +134,7 @@ def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
         return {}  # nothing staged: not a C build, or its install failed (see /task/stage.log)
 
 
-def _go_module(repo: Path) -> str:
+def go_module(repo: Path) -> str:
     gomod = repo / "go.mod"
     match = re.search(r"^module\s+(\S+)", gomod.read_text(), re.M) if gomod.exists() else None
     return match.group(1) if match else ""
@@ -150,7 +150,7 @@ def generate_stage(
             repo=src.path,
             program=program_name(build),
             recipe=build.recipe,
-            go_module=_go_module(src.path),
+            go_module=go_module(src.path),
             log_dir=config.work_dir / "generate" / src.task_id,
             config=config,
             exclude=third_party_prefixes(src.path),
