@@ -101,6 +101,7 @@ class GuidedSummary(BaseModel):
     tests_dropped: int = 0
     killed: int = Field(0, description="survivors the new tests kill when analysed again")
     seconds: float = 0.0
+    error: str | None = Field(None, description="why it stopped, when it could not run")
 
 
 class MutationReport(BaseModel):

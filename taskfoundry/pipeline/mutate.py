@@ -45,24 +45,28 @@ def mutation_stage(
     failed build; a failing Docker engine fails the stage."""
     cfg = config.mutation
     meta = {"budget": cfg.budget, "seed": cfg.seed}
-    if filt.branch_error is not None:
-        return MutationStage(
-            report=MutationReport(skipped=f"the branch is marked: {filt.branch_error}", **meta),
-            gen=gen,
-            filt=filt,
-        )
+    skipped = f"the branch is marked: {filt.branch_error}" if filt.branch_error else None
     if not filt.kept:
-        return MutationStage(report=MutationReport(skipped="no kept tests", **meta), gen=gen, filt=filt)
+        skipped = skipped or "no kept tests"
+    if skipped:
+        return MutationStage(report=MutationReport(skipped=skipped, **meta), gen=gen, filt=filt)
     try:
         report = analyze(build.image, build.recipe, src.path, gen.suite, filt.kept, gen.per_test_lines, cfg)
-        if cfg.guided and report.survived:
-            return strengthen(src, build, clean, gen, filt, report, config, client)
     except MutationError as exc:
         log.warning("%s: no mutation analysis: %s", src.task_id, exc)
-        report = MutationReport(skipped=str(exc), **meta)
+        return MutationStage(report=MutationReport(skipped=str(exc), **meta), gen=gen, filt=filt)
     except SandboxError as exc:
         raise StageError("mutation", f"infrastructure failure: {exc}") from exc
-    return MutationStage(report=report, gen=gen, filt=filt)
+    if not (cfg.guided and report.survived):
+        return MutationStage(report=report, gen=gen, filt=filt)
+    try:
+        return strengthen(src, build, clean, gen, filt, report, config, client)
+    except MutationError as exc:  # the first analysis stands; say why nothing was added
+        log.warning("%s: no guided generation: %s", src.task_id, exc)
+        failed = GuidedSummary(score_before=report.score, survived_before=report.survived, error=str(exc))
+        return MutationStage(report=report.model_copy(update={"guided": failed}), gen=gen, filt=filt)
+    except SandboxError as exc:
+        raise StageError("mutation", f"infrastructure failure in guided generation: {exc}") from exc
 
 
 def strengthen(
