@@ -10,8 +10,8 @@ import pytest
 from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import dockerfile
 from taskfoundry.builders.deps import Deps, prepare_deps
+from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import choose, copy_built, norm
-from taskfoundry.builders.recipe import detect_recipe
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import StageError
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.builders.build import build_script
-from taskfoundry.builders.recipe import detect_recipe
+from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.errors import ConfigError, StageError
 
 ROOT = Path(__file__).resolve().parents[1] / "examples"

@@ -19,8 +19,9 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.agent import AgentConfig, AgentTask, Model, ModelConfig, Round, run_agent
 from taskfoundry.builders import agent_prompts
+from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import c_language, source_files
-from taskfoundry.builders.recipe import CoverageKind, Recipe, detect_recipe
+from taskfoundry.builders.recipe import CoverageKind, Recipe
 from taskfoundry.errors import StageError
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
