@@ -29,7 +29,7 @@ def measure(source: str, config: Config) -> str:
     build = stages.build_stage(src, config, client)
     clean = stages.cleanroom_stage(src, build, config, client)
     start = time.monotonic()
-    gen = stages.generate_stage(src, build, config, client)
+    gen = stages.generate_stage(src, build, clean, config, client)
     gen_secs = time.monotonic() - start
     lint = stages.lint_stage(gen)
     filt = stages.filter_stage(gen, lint, clean, config, client)

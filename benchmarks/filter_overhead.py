@@ -66,7 +66,7 @@ def main() -> None:
     src = stages.source_stage(str(ROOT / "examples" / "csvq"), config)
     build = stages.build_stage(src, config, client)
     clean = stages.cleanroom_stage(src, build, config, client)
-    gen = stages.generate_stage(src, build, config, client)
+    gen = stages.generate_stage(src, build, clean, config, client)
     suite = args.out / "big-suite"
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")

@@ -16,6 +16,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.models import load_yaml_model
+from taskfoundry.naming import tasks_dir, work_dir
 from taskfoundry.sources.registry import SourceConfig
 from taskfoundry.testgen.agent_support import AgentGenConfig
 from taskfoundry.testgen.explorer import ExplorerConfig
@@ -86,11 +87,11 @@ class Config(BaseModel):
 
     @property
     def tasks_dir(self) -> Path:
-        return self.out / "tasks"
+        return tasks_dir(self.out)
 
     @property
     def work_dir(self) -> Path:
-        return self.out / "work"
+        return work_dir(self.out)
 
 
 def load_config(path: Path | None, overrides: dict[str, object] | None = None) -> Config:

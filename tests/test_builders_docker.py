@@ -16,6 +16,7 @@ from taskfoundry.agent.scripted import ScriptedModel, bash, submit
 from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig, resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
 from taskfoundry.errors import StageError
+from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import resolve_source
 from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_probes
@@ -40,9 +41,10 @@ def _build(
     repo = tmp / "greet"
     if not repo.exists():
         make_repo(repo, files)
-    co = resolve_source(str(repo), tmp / "work")
-    recipe = resolve_recipe(co, None, base, client, tmp / "work", agent)
-    return run_build(co, recipe, base, tmp / "work", client, NS)
+    co = resolve_source(str(repo), work_dir(tmp))
+    names = TaskNames.of(co, NS, tmp)
+    recipe = resolve_recipe(co, None, base, client, names, agent)
+    return run_build(co, recipe, base, names, client)
 
 
 def _check(client: Any, res: BuildResult, source: str) -> None:

@@ -11,7 +11,8 @@ from taskfoundry.config import Config
 from taskfoundry.pipeline import stages
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
-from taskfoundry.testgen.probes import RunnerJob
+from taskfoundry.testgen.help import capture_usage
+from taskfoundry.testgen.probes import RunnerJob, install_runner
 from taskfoundry.testgen.writer import render_tests
 
 from conftest import EXAMPLES
@@ -31,7 +32,9 @@ def _explore(csvq_build, docker_client, tmp_path: Path, **cfg: object):  # type:
     job = RunnerJob(executable=COVERAGE, coverage="gcov", cov_root=COV_ROOT, timeout=5)
     explorer = Explorer(ExplorerConfig.model_validate(cfg), job, GOLD)
     with DockerSandbox(build.image, stages.PROBE_LIMITS, client=docker_client) as box:
-        return explorer.run(box, src.path, {"csvq"}, tmp_path / "probes.jsonl")
+        install_runner(box)
+        usage = capture_usage(box, GOLD, 5)
+        return explorer.run(box, src.path, {"csvq"}, usage, tmp_path / "probes.jsonl")
 
 
 def test_same_seed_same_branch(csvq_build, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -66,9 +69,6 @@ def test_kept_probes_reach_new_lines_or_new_features(
 
 
 def test_usage_on_stderr_with_an_error_exit_is_captured(docker_client, base_image) -> None:  # type: ignore[no-untyped-def]
-    from taskfoundry.testgen.explorer import capture_usage
-    from taskfoundry.testgen.probes import install_runner
-
     # figlet's way: no --help, a usage synopsis on stderr and exit 1 for any unknown option
     script = b"#!/bin/sh\necho 'Usage: toy [ -ab ] [ -w width ] [ message ]' >&2\nexit 1\n"
     with DockerSandbox(base_image, stages.PROBE_LIMITS, client=docker_client) as box:

@@ -3,7 +3,7 @@ writes `build.sh` and `build-cov.sh` inside a build container, and each submit i
 by running both scripts on clean copies of the repository.
 
 The verified scripts become a Recipe (kind `agent`) that `run_build` builds like any other.
-The run's trajectory is kept as `<workdir>/builds/<task id>/agent-build.json`.
+The run's trajectory is kept as `TaskNames.build_dir / "agent-build.json"`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import c_language, source_files
 from taskfoundry.builders.recipe import CoverageKind, Recipe
 from taskfoundry.errors import StageError
+from taskfoundry.naming import TaskNames
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import Checkout
@@ -59,7 +60,7 @@ def resolve_recipe(
     executable: str | None,
     image: str,
     client: docker.DockerClient,
-    workdir: Path,
+    names: TaskNames,
     agent: BuildAgent | None = None,
 ) -> Recipe:
     """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
@@ -69,14 +70,14 @@ def resolve_recipe(
         if agent is None or "no build system detected" not in exc.message:
             raise
         log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
-        return agent_recipe(checkout, image, client, workdir, agent)
+        return agent_recipe(checkout, image, client, names, agent)
 
 
 def agent_recipe(
-    checkout: Checkout, image: str, client: docker.DockerClient, workdir: Path, agent: BuildAgent
+    checkout: Checkout, image: str, client: docker.DockerClient, names: TaskNames, agent: BuildAgent
 ) -> Recipe:
     cfg = agent.config
-    builddir = workdir / "builds" / checkout.task_id
+    builddir = names.build_dir
     trajectory = builddir / "agent-build.json"
     limits = SandboxLimits(network=True, user="0:0", memory_mb=cfg.memory_mb, pids=2048)
     with DockerSandbox(image, limits, client=client) as box:

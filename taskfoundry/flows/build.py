@@ -45,7 +45,7 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
         src = with_recipe(src, config.recipe, config.work_dir)
     build = run_stage(stage_log, config, build_task, src, config)
     clean = run_stage(stage_log, config, cleanroom_task, src, build, config)
-    gen = run_stage(stage_log, config, generate_task, src, build, config)
+    gen = run_stage(stage_log, config, generate_task, src, build, clean, config)
     lint = run_stage(stage_log, config, lint_task, gen)
     filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
     seconds = dict(stage_log.seconds)

@@ -57,9 +57,11 @@ def cleanroom_task(src: SourceResult, build: BuildStage, config: Config) -> Clea
 
 
 @task(name="generate", cache_policy=STAGE_CACHE, persist_result=True)
-def generate_task(src: SourceResult, build: BuildStage, config: Config) -> GenerateStage:
+def generate_task(
+    src: SourceResult, build: BuildStage, clean: CleanroomStage, config: Config
+) -> GenerateStage:
     with model_slot(config):
-        return stages.generate_stage(src, build, config, docker_client())
+        return stages.generate_stage(src, build, clean, config, docker_client())
 
 
 @task(name="lint", cache_policy=STAGE_CACHE, persist_result=True)

@@ -26,6 +26,7 @@ from taskfoundry.errors import SandboxError, StageError
 from taskfoundry.filtering.filter import final_check, run_filter
 from taskfoundry.images.base import ensure_base_image
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
+from taskfoundry.naming import TaskNames, junit_name
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -39,7 +40,7 @@ from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import Checkout, resolve_source
 from taskfoundry.sources.checkout import Upstream
 from taskfoundry.testgen.base import GenerationContext, make_generator
-from taskfoundry.testgen.explorer import capture_usage
+from taskfoundry.testgen.help import capture_usage
 from taskfoundry.testgen.thirdparty import third_party_prefixes
 
 log = logging.getLogger(__name__)
@@ -69,8 +70,9 @@ def build_stage(src: SourceResult, config: Config, client: docker.DockerClient) 
     upstream = Upstream(**src.upstream.model_dump()) if src.upstream else None
     co = Checkout(src.path, src.owner, src.repo, src.commit, src.source, upstream)
     base = ensure_base_image(config.base, client)
-    recipe = resolve_recipe(co, config.executable, base, client, config.work_dir, _build_agent(config))
-    res = run_build(co, recipe, base, config.work_dir, client, config.namespace)
+    names = TaskNames.of(src, config.namespace, config.out)
+    recipe = resolve_recipe(co, config.executable, base, client, names, _build_agent(config))
+    res = run_build(co, recipe, base, names, client)
     with DockerSandbox(res.image, PROBE_LIMITS, client=client) as box:
         gold = box.get_file(GOLD)
     return BuildStage(
@@ -101,16 +103,15 @@ def cleanroom_stage(
         data = _runtime_data(box)
     docs = {**collect_docs(src.path), **usage_docs(usage, program_name(build))}
     kept, files = select_assets(src.path)
-    workdir = config.work_dir / "cleanroom" / src.task_id
-    repo = f"{config.namespace}/cleanroom-{src.owner}_1776_{src.repo}"
+    names = TaskNames.of(src, config.namespace, config.out)
     visible = build.recipe.source_visible
     tag, built = build_cleanroom(
         client,
         build.runtime_image,
         gold,
         docs,
-        workdir,
-        repo,
+        names.cleanroom_dir,
+        names.cleanroom_repo,
         source_visible=visible,
         assets=files,
         runtime_data=runtime.runtime_tar(data) if data else None,
@@ -141,8 +142,13 @@ def _go_module(repo: Path) -> str:
 
 
 def generate_stage(
-    src: SourceResult, build: BuildStage, config: Config, client: docker.DockerClient
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    config: Config,
+    client: docker.DockerClient,
 ) -> GenerateStage:
+    names = TaskNames.of(src, config.namespace, config.out)
     generator = make_generator(config.generator)
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
         ctx = GenerationContext(
@@ -151,12 +157,13 @@ def generate_stage(
             program=program_name(build),
             recipe=build.recipe,
             go_module=_go_module(src.path),
-            log_dir=config.work_dir / "generate" / src.task_id,
+            log_dir=names.generate_dir,
             config=config,
+            usage=clean.usage,
             exclude=third_party_prefixes(src.path),
         )
         branch = generator.generate(ctx)
-    suite = config.work_dir / "suites" / src.task_id / branch.name
+    suite = names.suite_dir(branch.name)
     write_suite(suite, branch.files)
     return GenerateStage(
         branch=branch.name,
@@ -193,7 +200,7 @@ def lint_stage(gen: GenerateStage) -> LintStage:
     for finding in result.findings:
         if finding.severity != "HIGH":
             continue
-        name = f"eval.tests.{Path(finding.path).stem}.{finding.test.replace('::', '.')}"
+        name = junit_name(finding.path, finding.test)
         dropped.setdefault(name, []).append(
             DropRecord(id="lint_high", timestamp=now, detail=f"{finding.rule}: {finding.message}")
         )

@@ -30,6 +30,7 @@ from taskfoundry.agent import (
 from taskfoundry.agent.schema import Budget
 from taskfoundry.errors import StageError
 from taskfoundry.filtering.dummies import DUMMY_NAMES
+from taskfoundry.naming import junit_file
 from taskfoundry.testgen.agent_support import (
     AgentGenConfig,
     Layout,
@@ -199,7 +200,7 @@ class _Session:
         self.budget = _Budget(cfg.budget, clock)
         self.report = AgentGenReport(branch=self.name, strategy=cfg.strategy, model=model.name)
         self.stopped = False
-        self.usage = ws.usage()
+        self.usage = ctx.usage.get("", "")
         dummies = list(getattr(getattr(ctx.config, "filter", None), "dummies", DUMMY_NAMES))
         self.reviewer = Reviewer(ws, dummies, self.usage) if cfg.review else None
         lay = ws.layout
@@ -341,7 +342,7 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
     files, _ = s.ws.read_files()
     names, broken = s.ws.collect()
     files = {n: text for n, text in files.items() if n not in broken}
-    tests = [t for t in names if f"{t.split('.')[2]}.py" in files]
+    tests = [t for t in names if junit_file(t) in files]
     per_test = _per_test(s) if tests else {}
     covered, total = _union(per_test[t] for t in tests if t in per_test)
     s.report.tests, s.report.left_out = len(tests), sorted(broken)
@@ -357,7 +358,6 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
         covered=covered,
         total=total,
         per_test_lines=per_lines,
-        usage={"": s.usage} if s.usage else {},
         probes_run=sum(r.steps for r in s.report.runs),
         exhausted=s.report.exhausted,
         seconds=seconds,

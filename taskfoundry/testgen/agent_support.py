@@ -28,8 +28,8 @@ from taskfoundry.errors import TaskfoundryError
 from taskfoundry.filtering.dummies import render_dummy
 from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
 from taskfoundry.linters import lint_source
+from taskfoundry.naming import junit_id, junit_name
 from taskfoundry.sandbox.base import Sandbox
-from taskfoundry.testgen.explorer import HELP_FLAGS
 from taskfoundry.testgen.probes import RUNNER_PATH, install_runner
 
 log = logging.getLogger(__name__)
@@ -105,12 +105,6 @@ class Layout:
         return self.prefix + path
 
 
-def junit_name(nodeid: str) -> str:
-    """`eval/tests/test_a.py::TestC::test_b[1]` -> `eval.tests.test_a.TestC.test_b[1]`."""
-    path, _, rest = nodeid.partition("::")
-    return f"{path.removesuffix('.py').replace('/', '.')}.{rest.replace('::', '.')}"
-
-
 def coverage_feedback(covered: Lines, total: Lines, detail: str = "") -> CoverageFeedback:
     n_total = sum(len(lines) for lines in total.values())
     n_cov = sum(len(covered.get(f, set()) & lines) for f, lines in total.items())
@@ -154,16 +148,6 @@ class Workspace:
         if not res.ok:
             raise SuiteRunError(f"{argv[0]} failed ({res.exit_code}): {res.text()[-1500:]}")
         return res.stdout.decode(errors="replace")
-
-    def usage(self) -> str:
-        """The gold program's usage text (for the usage dummies), or ''."""
-        for flag in HELP_FLAGS:
-            res = self.sandbox.exec(
-                [self.layout.cmd(self.layout.gold), flag], timeout=10, workdir=self.layout.scratch
-            )
-            if res.exit_code == 0 and (res.stdout or res.stderr):
-                return (res.stdout + res.stderr).decode(errors="replace")
-        return ""
 
     def put_executable(self, name: str, data: bytes) -> str:
         """Write an executable (a dummy) into scratch; its path as commands see it."""
@@ -245,7 +229,7 @@ class Workspace:
         )
         text = res.stdout.decode(errors="replace")
         names = [
-            junit_name(line.strip())
+            junit_id(line.strip())
             for line in text.splitlines()
             if line.startswith("eval/tests/") and "::" in line
         ]
@@ -313,7 +297,7 @@ class Workspace:
             [self.layout.python, self.layout.cmd(PLUGIN_PATH)], stdin=self._job(base=base), workdir="/tmp"
         )
         raw: dict[str, Any] = json.loads(out)
-        return {junit_name(node): (_sets(v["covered"]), _sets(v["total"])) for node, v in raw.items()}
+        return {junit_id(node): (_sets(v["covered"]), _sets(v["total"])) for node, v in raw.items()}
 
 
 def _sets(data: Mapping[str, list[int]]) -> Lines:
@@ -394,9 +378,8 @@ def lint_notes(files: Mapping[str, str]) -> list[str]:
     for name, text in sorted(files.items()):
         result = lint_source(text, path=f"eval/tests/{name}")
         notes += [f"eval/tests/{name} does not parse: {err.message}" for err in result.errors]
-        stem = name.removesuffix(".py")
         notes += [
-            f"eval.tests.{stem}.{f.test.replace('::', '.')} (line {f.line}) {f.rule}: {f.message}"
+            f"{junit_name(name, f.test)} (line {f.line}) {f.rule}: {f.message}"
             for f in result.findings
             if f.severity == "HIGH"
         ]

@@ -25,6 +25,7 @@ class GenerationContext:
     go_module: str
     log_dir: Path  # probe logs, trajectories
     config: Any  # the whole taskfoundry Config (generator-specific sections inside)
+    usage: dict[str, str] = field(default_factory=dict)  # help text by command ('' top level)
     exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
 
 
@@ -36,7 +37,6 @@ class GeneratedBranch:
     covered: dict[str, set[int]] = field(default_factory=dict)
     total: dict[str, set[int]] = field(default_factory=dict)
     per_test_lines: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    usage: dict[str, str] = field(default_factory=dict)
     probes_run: int = 0
     exhausted: str | None = None  # which budget ended the run, if one did
     seconds: float = 0.0
