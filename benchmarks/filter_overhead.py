@@ -18,7 +18,11 @@ from pathlib import Path
 from taskfoundry.config import Config
 from taskfoundry.filtering.dummies import render_dummy
 from taskfoundry.filtering.filter import run_filter
-from taskfoundry.pipeline import stages
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
+from taskfoundry.pipeline.cleanroom import cleanroom_stage
+from taskfoundry.pipeline.generate import generate_stage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
@@ -63,10 +67,10 @@ def main() -> None:
     args = parser.parse_args()
     client = docker_client()
     config = Config(out=args.out)
-    src = stages.source_stage(str(ROOT / "examples" / "csvq"), config)
-    build = stages.build_stage(src, config, client)
-    clean = stages.cleanroom_stage(src, build, config, client)
-    gen = stages.generate_stage(src, build, clean, config, client)
+    src = source_stage(str(ROOT / "examples" / "csvq"), config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
+    gen = generate_stage(src, build, clean, sections.for_generate(config), client)
     suite = args.out / "big-suite"
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")

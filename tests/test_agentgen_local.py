@@ -16,6 +16,7 @@ from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.errors import StageError
+from taskfoundry.pipeline import sections
 from taskfoundry.sandbox.local import LocalSandbox
 from taskfoundry.testgen.agent_gen import AgentGenerator
 from taskfoundry.testgen.agent_support import AgentGenConfig, Layout
@@ -113,7 +114,9 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
     (repo / "tests").mkdir(parents=True, exist_ok=True)
     (repo / "tests" / "run.sh").write_text("#!/bin/sh\n./greet ann\n")
     settings = {"strategy": "monolithic", "harvest": False, "review": False, **agent}
-    config = Config.model_validate({"agent": settings, "filter": {"dummies": ["silent", "echo"]}})
+    config = Config.model_validate(
+        {"generator": "agent", "agent": settings, "filter": {"dummies": ["silent", "echo"]}}
+    )
     recipe = Recipe(
         kind="make",
         language="c",
@@ -130,7 +133,7 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
         recipe=recipe,
         go_module="",
         log_dir=tmp_path / "logs",
-        config=config,
+        config=sections.for_generate(config).generator,
     )
 
 

@@ -7,61 +7,10 @@ can be understood, tested or moved alone), so the graph is built from the source
 
 from __future__ import annotations
 
-import ast
 import graphlib
 from pathlib import Path
 
-import taskfoundry
-
-PACKAGE = Path(taskfoundry.__file__).parent
-# Copied into containers and run there as scripts: not part of the import graph.
-NOT_MODULES = {"taskfoundry.assets"}
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def modules() -> dict[str, Path]:
-    found = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    return {
-        name: path
-        for name, path in found.items()
-        if not any(name == skip or name.startswith(skip + ".") for skip in NOT_MODULES)
-    }
-
-
-def _resolve(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
-    if not node.level:
-        return node.module or ""
-    base = importer.split(".")
-    base = base if is_package else base[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """Modules of the package that `name` imports anywhere in its body."""
-    targets: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            origin = _resolve(node, name, path.name == "__init__.py")
-            for alias in node.names:
-                # `from pkg import mod` imports the module pkg.mod; `from mod import obj` imports mod
-                sub = f"{origin}.{alias.name}"
-                targets.add(sub if sub in known else origin)
-    return {t for t in targets if t in known and t != name}
-
-
-def import_graph() -> dict[str, set[str]]:
-    found = modules()
-    known = set(found)
-    return {name: imports_of(name, path, known) for name, path in found.items()}
+from taskfoundry.codegraph import closure, import_graph, imports_of
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -97,8 +46,11 @@ def test_find_cycles_names_the_cycle() -> None:
 
 def test_graph_covers_the_package() -> None:
     graph = import_graph()
-    assert "taskfoundry.pipeline.stages" in graph
     assert "taskfoundry.builders.recipe" in graph["taskfoundry.pipeline.results"]
+    assert "taskfoundry.assets.tfrun" not in graph  # a script run in containers, not a module
+    # a closure holds the packages Python runs on the way (agent/__init__ imports the loop)
+    reached = closure(["taskfoundry.builders.agent"], graph)
+    assert {"taskfoundry.agent", "taskfoundry.agent.loop", "taskfoundry.builders"} <= reached
 
 
 def test_no_import_cycles() -> None:

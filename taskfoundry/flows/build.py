@@ -22,6 +22,7 @@ from taskfoundry.flows.tasks import (
     run_stage,
     source_task,
 )
+from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.results import SourceResult
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ def build_flow(source: str, config: Config) -> Path:
     `taskfoundry.flows.cache`)."""
     ensure_limits(config)
     stage_log = StageLog.start(source)
-    src = run_stage(stage_log, config, source_task, source, config)
+    src = run_stage(stage_log, config, source_task, source, config.sources, config.work_dir)
     return build_stages(src, config, stage_log)
 
 
@@ -43,11 +44,11 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     """Every stage after the source, for a source already resolved."""
     if config.recipe is not None:
         src = with_recipe(src, config.recipe, config.work_dir)
-    build = run_stage(stage_log, config, build_task, src, config)
-    clean = run_stage(stage_log, config, cleanroom_task, src, build, config)
-    gen = run_stage(stage_log, config, generate_task, src, build, clean, config)
+    build = run_stage(stage_log, config, build_task, src, sections.for_build(config))
+    clean = run_stage(stage_log, config, cleanroom_task, src, build, sections.for_cleanroom(config))
+    gen = run_stage(stage_log, config, generate_task, src, build, clean, sections.for_generate(config))
     lint = run_stage(stage_log, config, lint_task, gen)
-    filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
+    filt = run_stage(stage_log, config, filter_task, gen, lint, clean, sections.for_filter(config))
     seconds = dict(stage_log.seconds)
     task_dir: Path = run_stage(
         stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds

@@ -21,15 +21,16 @@ from taskfoundry.flows.catalog import CatalogEntry, candidates, release_date
 from taskfoundry.flows.many import built_row, failed_row, run_batch
 from taskfoundry.flows.summary import RunRow, RunSummary
 from taskfoundry.models import TaskYaml, load_yaml_model
-from taskfoundry.pipeline import stages
+from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.results import SourceResult
+from taskfoundry.pipeline.source import source_stage
 
 log = logging.getLogger(__name__)
 
 
 def already_built(src: SourceResult, config: Config) -> Path | None:
     """The task directory built from this very commit, if there is one."""
-    task_dir = config.tasks_dir / src.task_id
+    task_dir = TaskNames.of(src, config.namespace, config.out).task_dir
     try:
         task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     except ConfigError:
@@ -43,7 +44,7 @@ def refresh_one(item: CatalogEntry, config: Config) -> RunRow:
     start = time.monotonic()
     run_config = item.apply(config)
     try:
-        src = stages.source_stage(item.source, run_config)
+        src = source_stage(item.source, run_config.sources, run_config.work_dir)
         released = release_date(item, src.path)
         existing = already_built(src, run_config)
         if existing is not None:

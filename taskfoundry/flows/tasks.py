@@ -14,15 +14,22 @@ from pathlib import Path
 from typing import Any, cast
 
 from prefect import task
+from prefect.cache_policies import CachePolicy
 from prefect.states import State
 from prefect.tasks import Task
 
 from taskfoundry.config import Config
+from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.flows import progress
-from taskfoundry.flows.cache import STAGE_CACHE, result_storage, stale_reason
+from taskfoundry.flows.cache import result_storage, stage_cache, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
-from taskfoundry.pipeline import package, stages
+from taskfoundry.pipeline import package
+from taskfoundry.pipeline.build import BuildSettings, build_stage
+from taskfoundry.pipeline.cleanroom import CleanroomSettings, cleanroom_stage, require_clean
+from taskfoundry.pipeline.filter import filter_stage
+from taskfoundry.pipeline.generate import GenerateSettings, generate_stage
+from taskfoundry.pipeline.lint import lint_stage
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -31,47 +38,61 @@ from taskfoundry.pipeline.results import (
     LintStage,
     SourceResult,
 )
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
+from taskfoundry.sources import SourceConfig
 
 log = logging.getLogger(__name__)
 
 
+# The stage modules in run order: a stage's code key covers its module and those before it.
+PIPELINE = tuple(
+    f"taskfoundry.pipeline.{stage}" for stage in ("build", "cleanroom", "generate", "lint", "filter")
+)
+
+
+def _cache(stage: str) -> CachePolicy:
+    return stage_cache(PIPELINE, f"taskfoundry.pipeline.{stage}")
+
+
 @task(name="source")
-def source_task(source: str, config: Config) -> SourceResult:
+def source_task(source: str, sources: SourceConfig, work_dir: Path) -> SourceResult:
     # not cached: a path or a branch names different commits over time
-    return stages.source_stage(source, config)
+    return source_stage(source, sources, work_dir)
 
 
-@task(name="build", cache_policy=STAGE_CACHE, persist_result=True)
-def build_task(src: SourceResult, config: Config) -> BuildStage:
+@task(name="build", cache_policy=_cache("build"), persist_result=True)
+def build_task(src: SourceResult, settings: BuildSettings) -> BuildStage:
     with docker_build_slot():
-        return stages.build_stage(src, config, docker_client())
+        return build_stage(src, settings, docker_client())
 
 
-@task(name="cleanroom", cache_policy=STAGE_CACHE, persist_result=True)
-def cleanroom_task(src: SourceResult, build: BuildStage, config: Config) -> CleanroomStage:
+@task(name="cleanroom", cache_policy=_cache("cleanroom"), persist_result=True)
+def cleanroom_task(src: SourceResult, build: BuildStage, settings: CleanroomSettings) -> CleanroomStage:
     with docker_build_slot():
-        clean = stages.cleanroom_stage(src, build, config, docker_client())
-    stages.require_clean(clean)
+        clean = cleanroom_stage(src, build, settings, docker_client())
+    require_clean(clean)
     return clean
 
 
-@task(name="generate", cache_policy=STAGE_CACHE, persist_result=True)
+@task(name="generate", cache_policy=_cache("generate"), persist_result=True)
 def generate_task(
-    src: SourceResult, build: BuildStage, clean: CleanroomStage, config: Config
+    src: SourceResult, build: BuildStage, clean: CleanroomStage, settings: GenerateSettings
 ) -> GenerateStage:
-    with model_slot(config):
-        return stages.generate_stage(src, build, clean, config, docker_client())
+    with model_slot(settings.generator.name):
+        return generate_stage(src, build, clean, settings, docker_client())
 
 
-@task(name="lint", cache_policy=STAGE_CACHE, persist_result=True)
+@task(name="lint", cache_policy=_cache("lint"), persist_result=True)
 def lint_task(gen: GenerateStage) -> LintStage:
-    return stages.lint_stage(gen)
+    return lint_stage(gen)
 
 
-@task(name="filter", cache_policy=STAGE_CACHE, persist_result=True)
-def filter_task(gen: GenerateStage, lint: LintStage, clean: CleanroomStage, config: Config) -> FilterStage:
-    return stages.filter_stage(gen, lint, clean, config, docker_client())
+@task(name="filter", cache_policy=_cache("filter"), persist_result=True)
+def filter_task(
+    gen: GenerateStage, lint: LintStage, clean: CleanroomStage, settings: FilterConfig
+) -> FilterStage:
+    return filter_stage(gen, lint, clean, settings, docker_client())
 
 
 @task(name="package")
@@ -113,7 +134,7 @@ def _image_exists(tag: str) -> bool:
 def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: Any) -> Any:
     """Run one stage task; on a cache hit whose result is stale, run it again fresh."""
     start = time.monotonic()
-    persisted = fn.cache_policy is STAGE_CACHE
+    persisted = bool(fn.persist_result)
     resumable = persisted and config.orchestration.resume
     if persisted:
         fn = fn.with_options(result_storage=result_storage(config), refresh_cache=not resumable)

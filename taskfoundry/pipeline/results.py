@@ -7,8 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.assets import AssetReport
-from taskfoundry.cleanroom.leakscan import LeakReport
+from taskfoundry.cleanroom.reports import AssetReport, LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
 
 
@@ -31,6 +30,11 @@ class BuildStage(BaseModel):
     gold_sha256: str
     log: Path
     toolchain_image: str = Field("", description="base + the recipe's packages (the base when none)")
+
+    @property
+    def program(self) -> str:
+        """The program's name (what its docs call it)."""
+        return Path(self.recipe.executable).name
 
     @property
     def runtime_image(self) -> str:

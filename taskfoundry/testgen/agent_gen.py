@@ -29,7 +29,6 @@ from taskfoundry.agent import (
 )
 from taskfoundry.agent.schema import Budget
 from taskfoundry.errors import StageError
-from taskfoundry.filtering.dummies import DUMMY_NAMES
 from taskfoundry.naming import junit_file
 from taskfoundry.testgen.agent_support import (
     AgentGenConfig,
@@ -201,7 +200,7 @@ class _Session:
         self.report = AgentGenReport(branch=self.name, strategy=cfg.strategy, model=model.name)
         self.stopped = False
         self.usage = ctx.usage.get("", "")
-        dummies = list(getattr(getattr(ctx.config, "filter", None), "dummies", DUMMY_NAMES))
+        dummies = list(ctx.config.dummies)
         self.reviewer = Reviewer(ws, dummies, self.usage) if cfg.review else None
         lay = ws.layout
         context = CONTEXT.format(gold=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir)
@@ -323,7 +322,7 @@ class AgentGenerator:
         self.model, self.layout, self.clock = model, layout or Layout(), clock
 
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
-        cfg: AgentGenConfig = getattr(ctx.config, "agent", None) or AgentGenConfig()
+        cfg = ctx.config.agent
         start = self.clock()
         ws = Workspace(
             ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout, ctx.exclude
