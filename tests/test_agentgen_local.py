@@ -15,7 +15,7 @@ from taskfoundry.agent import ScriptedModel, Turn, read_trajectory
 from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
 from taskfoundry.pipeline import sections
 from taskfoundry.sandbox.local import LocalSandbox
 from taskfoundry.testgen.agent_gen import AgentGenerator
@@ -250,7 +250,7 @@ def test_agentgen_model_error_keeps_the_tests_written(box: LocalSandbox, tmp_pat
 
 
 def test_agentgen_no_tests_is_a_stage_error_naming_the_report(box: LocalSandbox, tmp_path: Path) -> None:
-    with pytest.raises(StageError, match="no usable tests.*monolithic: submitted") as info:
+    with pytest.raises(GenerationError, match="no usable tests.*monolithic: submitted") as info:
         generate(box, tmp_path, ScriptedModel([submit()]))
     assert info.value.log is not None and info.value.log.exists()
 

@@ -22,7 +22,7 @@ from taskfoundry.builders import agent_prompts
 from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import c_language, source_files
 from taskfoundry.builders.recipe import CoverageKind, Recipe
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError, NoBuildSystem
 from taskfoundry.naming import TaskNames
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -66,8 +66,8 @@ def resolve_recipe(
     """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
     try:
         return detect_recipe(checkout.path, executable, checkout.repo)
-    except StageError as exc:
-        if agent is None or "no build system detected" not in exc.message:
+    except NoBuildSystem as exc:
+        if agent is None:
             raise
         log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
         return agent_recipe(checkout, image, client, names, agent)
@@ -96,8 +96,7 @@ def agent_recipe(
             why = f"{result.status}" + (
                 f" ({result.exhausted or result.error})" if result.exhausted or result.error else ""
             )
-            raise StageError(
-                "build",
+            raise BuildError(
                 f"no build system detected, and the build agent's scripts do "
                 f"not work (agent {why}): {problems[0][:500]}",
                 trajectory,

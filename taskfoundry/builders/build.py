@@ -137,7 +137,7 @@ def run_build(
     (context / "recipe.json").write_text(json.dumps(recipe.model_dump(), sort_keys=True))
     has_deps = (context / "deps").exists()
     (context / "Dockerfile").write_text(dockerfile(toolchain.image, recipe, deps, has_deps))
-    tag, built = build_image(client, context, names.build_repo, builddir / "build.log", stage="build")
+    tag, built = build_image(client, context, names.build_repo, builddir / "build.log")
     return BuildResult(
         image=tag,
         built=built,

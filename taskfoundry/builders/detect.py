@@ -12,7 +12,7 @@ from pathlib import Path
 
 from taskfoundry.builders import detect_c, detect_python, detect_rust_go
 from taskfoundry.builders.recipe import RECIPE_FILE, Recipe, RecipeFile
-from taskfoundry.errors import StageError
+from taskfoundry.errors import NoBuildSystem
 from taskfoundry.models import load_yaml_model
 
 #: A detector: (repository, executable asked for, package name) -> recipe, or None if not its kind.
@@ -54,8 +54,8 @@ def detect_recipe(repo: Path, executable: str | None = None, package: str | None
             return Recipe(**{"kind": "declared", "language": "unknown", **fields})
         except ValueError as exc:
             names = ", ".join(name for name, _ in detectors())
-            raise StageError(
-                "build", f"{repo.name}: no build system detected ({names}) and no complete {RECIPE_FILE}"
+            raise NoBuildSystem(
+                f"{repo.name}: no build system detected ({names}) and no complete {RECIPE_FILE}"
             ) from exc
     return detected.model_copy(update=fields)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from prefect import flow, task
 
 from taskfoundry.config import Config
-from taskfoundry.errors import ConfigError
+from taskfoundry.errors import ConfigError, StageError, TaskfoundryError
 from taskfoundry.flows import progress
 from taskfoundry.flows.build import build_resolved_flow
 from taskfoundry.flows.catalog import CatalogEntry, candidates, release_date
@@ -38,13 +38,20 @@ def already_built(src: SourceResult, config: Config) -> Path | None:
     return task_dir if task.commit == src.commit else None
 
 
+def _resolve(source: str, config: Config) -> SourceResult:
+    try:
+        return source_stage(source, config.sources, config.work_dir)
+    except TaskfoundryError as exc:
+        raise StageError.wrap("source", exc) from exc
+
+
 @task(name="refresh-source", task_run_name="refresh {item.source}")
 def refresh_one(item: CatalogEntry, config: Config) -> RunRow:
     """Resolve, skip if built at this commit, else build: one candidate's row, whatever happens."""
     start = time.monotonic()
     run_config = item.apply(config)
     try:
-        src = source_stage(item.source, run_config.sources, run_config.work_dir)
+        src = _resolve(item.source, run_config)
         released = release_date(item, src.path)
         existing = already_built(src, run_config)
         if existing is not None:

@@ -19,6 +19,7 @@ from prefect.states import State
 from prefect.tasks import Task
 
 from taskfoundry.config import Config
+from taskfoundry.errors import StageError, TaskfoundryError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.flows import progress
 from taskfoundry.flows.cache import result_storage, stage_cache, stale_reason
@@ -132,8 +133,25 @@ def _image_exists(tag: str) -> bool:
 
 
 def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: Any) -> Any:
-    """Run one stage task; on a cache hit whose result is stale, run it again fresh."""
+    """Run one stage task; on a cache hit whose result is stale, run it again fresh.
+
+    What the stage raised comes out as a StageError naming it: only this wrapper knows
+    which stage was running."""
     start = time.monotonic()
+    try:
+        result, cached = _run(stage_log, config, fn, args)
+    except StageError:
+        raise
+    except TaskfoundryError as exc:
+        raise StageError.wrap(fn.name, exc) from exc
+    name = fn.name
+    stage_log.seconds[name] = time.monotonic() - start
+    stage_log.cached[name] = cached
+    progress.stage_done(stage_log.source, name, cached, stage_log.seconds[name])
+    return result
+
+
+def _run(stage_log: StageLog, config: Config, fn: Task[..., Any], args: tuple[Any, ...]) -> tuple[Any, bool]:
     persisted = bool(fn.persist_result)
     resumable = persisted and config.orchestration.resume
     if persisted:
@@ -144,12 +162,7 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: An
     reason = stale_reason(result, _image_exists) if cached else None
     if reason:
         log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source, fn.name, reason)
-        result = fn.with_options(refresh_cache=True)(*args)
-        cached = False
-    elif cached and isinstance(getattr(result, "built", None), bool):
+        return fn.with_options(refresh_cache=True)(*args), False
+    if cached and isinstance(getattr(result, "built", None), bool):
         result = result.model_copy(update={"built": False})  # this run built no image
-    name = fn.name
-    stage_log.seconds[name] = time.monotonic() - start
-    stage_log.cached[name] = cached
-    progress.stage_done(stage_log.source, name, cached, stage_log.seconds[name])
-    return result
+    return result, cached

@@ -17,7 +17,7 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, ImageNotFound
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import ImageError
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 def build_image(
-    client: docker.DockerClient, context: Path, repository: str, logfile: Path, stage: str
+    client: docker.DockerClient, context: Path, repository: str, logfile: Path
 ) -> tuple[str, bool]:
     """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built)."""
     tag = f"{repository}:{context_hash(context)[:16]}"
@@ -55,7 +55,7 @@ def build_image(
     with logfile.open("w") as out:
         error = _stream_build(client, context, tag, out)
     if error:
-        raise StageError(stage, f"docker build failed: {error}", logfile)
+        raise ImageError(f"docker build failed: {error}", logfile)
     return tag, True
 
 
@@ -98,4 +98,4 @@ def tag_alias(client: docker.DockerClient, tag: str, alias: str) -> None:
     try:
         client.images.get(tag).tag(repo, version)
     except APIError as exc:
-        raise StageError("package", f"cannot tag {tag} as {alias}: {exc}") from exc
+        raise ImageError(f"cannot tag {tag} as {alias}: {exc}") from exc

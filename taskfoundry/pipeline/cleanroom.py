@@ -14,7 +14,7 @@ from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
 from taskfoundry.cleanroom.image import build_cleanroom
-from taskfoundry.errors import StageError
+from taskfoundry.errors import LeakError
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
 from taskfoundry.sandbox.base import SandboxLimits
@@ -74,7 +74,6 @@ def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
 def require_clean(clean: CleanroomStage) -> None:
     if clean.leak.verdict != "clean":
         kinds = sorted({f.kind for f in clean.leak.findings})
-        raise StageError(
-            "cleanroom",
+        raise LeakError(
             f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
         )

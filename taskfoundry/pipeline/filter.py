@@ -7,7 +7,7 @@ import logging
 
 import docker
 
-from taskfoundry.errors import SandboxError, StageError
+from taskfoundry.errors import FilterError, SandboxError
 from taskfoundry.filtering.filter import FilterConfig, final_check, run_filter
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
@@ -37,8 +37,7 @@ def filter_stage(
         )
     failed = final_check(client, clean.image, gen.suite, res.kept)
     if failed:
-        raise StageError(
-            "filter",
+        raise FilterError(
             f"{len(failed)} kept tests failed the final gold run "
             f"(first: {failed[0]}); the task is not packaged",
         )

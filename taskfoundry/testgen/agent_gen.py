@@ -28,7 +28,7 @@ from taskfoundry.agent import (
     run_agent,
 )
 from taskfoundry.agent.schema import Budget
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
 from taskfoundry.naming import junit_file
 from taskfoundry.testgen.agent_support import (
     AgentGenConfig,
@@ -348,7 +348,7 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
     s.report.line_rate = coverage_feedback(covered, total).percent / 100
     atomic.write_text(report_path, s.report.model_dump_json(indent=1))
     if not tests:
-        raise StageError("generate", f"the agent wrote no usable tests ({_outcome(s.report)})", report_path)
+        raise GenerationError(f"the agent wrote no usable tests ({_outcome(s.report)})", report_path)
     per_lines = {t: {f: sorted(ls) for f, ls in per_test[t][0].items()} for t in tests if t in per_test}
     return GeneratedBranch(
         name=s.name,

@@ -60,7 +60,7 @@ class GeneratedBranch:
 
 class Generator(Protocol):
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
-        """Write one branch. Raise StageError when nothing usable can be written."""
+        """Write one branch. Raise GenerationError when nothing usable can be written."""
         ...
 
 

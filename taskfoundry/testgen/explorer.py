@@ -22,7 +22,7 @@ from typing import TextIO
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.docexamples import Example
 from taskfoundry.testgen.dummy_check import dummy_passing
@@ -129,8 +129,7 @@ class Explorer:
                 outcomes = run_probes(sandbox, self.job, batch)
                 _log_batch(plog, batch, outcomes)
                 if self.state.probes_run == 0 and all(o.timed_out for o in outcomes):
-                    raise StageError(
-                        "generate",
+                    raise GenerationError(
                         f"every probe of the first batch timed out "
                         f"after {self.job.timeout:g}s: the program hangs",
                         log_path,
@@ -138,7 +137,7 @@ class Explorer:
                 self._absorb(batch, outcomes)
         self._verify_on_gold(sandbox)
         if not self.state.kept:
-            raise StageError("generate", "no probe gave a reproducible result to test", log_path)
+            raise GenerationError("no probe gave a reproducible result to test", log_path)
         self.state.seconds = time.monotonic() - start
         return self.state
 
