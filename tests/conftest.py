@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry.agent import AgentTask
+from taskfoundry.agent.prompts import load_template
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -79,3 +82,15 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=path, check=True, env=env)
     return path
+
+
+def make_test_task(workdir: str = "/work") -> AgentTask:
+    """An agent task that asks for pytest files in /work/tests, with the test generator's prompts."""
+    return AgentTask(
+        workdir=workdir,
+        output_dir="/work/tests",
+        outputs=["test_*.py", "*_test.py"],
+        system=load_template("taskfoundry.testgen", "system.md"),
+        prompt=load_template("taskfoundry.testgen", "task.md"),
+        variables={"executable": "/work/prog", "tests_dir": "/work/tests", "context": ""},
+    )

@@ -81,7 +81,7 @@ def test_agentgen_budget_shares_what_is_left() -> None:
     budget = _Budget(AgentConfig(step_limit=10, cost_limit=4.0, time_limit=100.0), lambda: now[0])
     first = budget.share(2)
     assert (first.step_limit, first.cost_limit, first.time_limit) == (5, 2.0, 50.0)
-    budget.add(AgentResult(status="submitted", tests_dir="/t", steps=3, usage=Usage(cost_usd=1.0)))
+    budget.add(AgentResult(status="submitted", output_dir="/t", steps=3, usage=Usage(cost_usd=1.0)))
     now[0] = 40.0
     second = budget.share(1)
     assert (second.step_limit, second.cost_limit, second.time_limit) == (7, 3.0, 60.0)

@@ -31,6 +31,7 @@ from taskfoundry.sources import Checkout
 log = logging.getLogger(__name__)
 WORK = "/src"
 PRISTINE = "/pristine"
+SCRIPTS = ("build.sh", "build-cov.sh")  # what the agent writes: its answer
 
 
 class BuildAgentConfig(BaseModel):
@@ -83,14 +84,14 @@ def agent_recipe(
     with DockerSandbox(image, limits, client=client) as box:
         _upload(box, checkout.path)
         verifier = Verifier(box, coverage_kind(checkout.path), cfg.verify_timeout)
-        config = cfg.agent.model_copy(
-            update={
-                "templates_dir": _templates(builddir / "agent-prompts"),
-                "test_patterns": ["build.sh", "build-cov.sh"],
-            }
+        task = AgentTask(
+            workdir=WORK,
+            output_dir=WORK,
+            outputs=list(SCRIPTS),
+            system=agent_prompts.SYSTEM,
+            prompt=agent_prompts.TASK,
         )
-        task = AgentTask(executable=f"{WORK}/executable", tests_dir=WORK, workdir=WORK)
-        result = run_agent(agent.model, box, task, config, trajectory_path=trajectory, feedback=verifier)
+        result = run_agent(agent.model, box, task, cfg.agent, trajectory_path=trajectory, feedback=verifier)
         problems = verifier.problems if verifier.checked else verifier(None)
         if problems:
             why = f"{result.status}" + (
@@ -174,10 +175,3 @@ def _upload(box: Sandbox, repo: Path) -> None:
         shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         box.put_dir(copy, WORK)
     box.exec(f"cp -a {WORK} {PRISTINE}", timeout=600, workdir="/")
-
-
-def _templates(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "system.md").write_text(agent_prompts.SYSTEM)
-    (directory / "task.md").write_text(agent_prompts.TASK)
-    return directory

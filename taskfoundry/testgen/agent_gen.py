@@ -27,6 +27,7 @@ from taskfoundry.agent import (
     make_model,
     run_agent,
 )
+from taskfoundry.agent.prompts import load_template
 from taskfoundry.agent.schema import Budget
 from taskfoundry.errors import GenerationError
 from taskfoundry.naming import junit_file
@@ -205,7 +206,12 @@ class _Session:
         lay = ws.layout
         context = CONTEXT.format(gold=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir)
         self.task = AgentTask(
-            executable=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir, context=context
+            workdir=lay.workdir,
+            output_dir=lay.tests_dir,
+            outputs=["test_*.py", "*_test.py"],
+            system=load_template("taskfoundry.testgen", "system.md"),
+            prompt=load_template("taskfoundry.testgen", "task.md"),
+            variables={"executable": lay.gold, "tests_dir": lay.tests_dir, "context": context},
         )
 
     def mark(self, budget: str | None) -> None:
@@ -287,7 +293,7 @@ def iterative(s: _Session, harvested: list[str]) -> None:
         if feedback.percent >= s.cfg.coverage_target * 100 or feedback.percent - best < s.cfg.min_gain:
             return
         best = feedback.percent
-        text = _next_round(n + 1, result.test_files, feedback)
+        text = _next_round(n + 1, result.files, feedback)
 
 
 def _next_round(n: int, files: list[str], feedback: CoverageFeedback, limit: int = 80) -> str:

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 Strategy = Literal["monolithic", "decomposed", "iterative"]
 Lines = dict[str, set[int]]
 AREAS = ("args", "config", "help", "io", "subcommands", "tui")
-PLUGIN_PATH = "/tmp/tf_agent_cov.py"
+PLUGIN_PATH = "/tmp/tf_agent_cov.py"  # assets/agent_cov.py: per-test coverage (pytest plugin)
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 # no bytecode in the tests dir; no third-party plugins (their start-up is most of a small run)
 QUIET_PYTEST = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -139,7 +139,7 @@ class Workspace:
         assets = resources.files("taskfoundry.assets")
         self.sandbox.put_file(assets.joinpath("tfrun.py").read_bytes(), f"{lay.tests_dir}/tfrun.py")
         install_runner(self.sandbox)
-        self.sandbox.put_file(COV_PLUGIN.encode(), PLUGIN_PATH)
+        self.sandbox.put_file(assets.joinpath("agent_cov.py").read_bytes(), PLUGIN_PATH)
 
     def _sh(self, argv: Sequence[str], stdin: bytes | None = None, workdir: str | None = None) -> str:
         res = self.sandbox.exec(
@@ -384,67 +384,3 @@ def lint_notes(files: Mapping[str, str]) -> list[str]:
             if f.severity == "HIGH"
         ]
     return notes
-
-
-# A pytest plugin (`-p tf_agent_cov`, /tmp on PYTHONPATH): it points the coverage variables of
-# probe_runner's coverage_env() at $TF_COV_DIR (whole suite) or at one directory per test under
-# $TF_COV_BASE, and names them in $TF_PASSENV so tfrun passes them on. As a script, it reads
-# the per-test directories with probe_runner's readers.
-COV_PLUGIN = '''\
-"""taskfoundry agent generator: coverage directories for pytest runs (plugin), their reader (script)."""
-import json
-import os
-import sys
-import uuid
-
-import pytest
-import tf_probe_runner
-
-
-def _point(covdir):
-    env = tf_probe_runner.coverage_env(os.environ["TF_COV_KIND"], covdir)
-    os.environ.update(env)
-    os.environ["TF_PASSENV"] = ":".join(env)
-
-
-if os.environ.get("TF_COV_DIR"):
-    _point(os.environ["TF_COV_DIR"])
-
-
-@pytest.fixture(autouse=True)
-def _tf_coverage_dir(request):
-    base = os.environ.get("TF_COV_BASE")
-    if not base:
-        yield
-        return
-    covdir = os.path.join(base, uuid.uuid4().hex)
-    os.makedirs(covdir)
-    with open(covdir + ".nodeid", "w") as handle:
-        handle.write(request.node.nodeid)
-    saved = dict(os.environ)
-    _point(covdir)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-def main():
-    job = json.load(sys.stdin)
-    reader = tf_probe_runner.READERS[job["coverage"]]
-    found = {}
-    for name in sorted(os.listdir(job["base"])):
-        if not name.endswith(".nodeid"):
-            continue
-        with open(os.path.join(job["base"], name)) as handle:
-            nodeid = handle.read()
-        covered, total = reader(job, os.path.join(job["base"], name[:-len(".nodeid")]))
-        found[nodeid] = {"covered": {k: sorted(v) for k, v in covered.items()},
-                         "total": {k: sorted(v) for k, v in total.items()}}
-    json.dump(found, sys.stdout)
-
-
-if __name__ == "__main__":
-    main()
-'''
