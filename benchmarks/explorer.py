@@ -16,12 +16,13 @@ from pathlib import Path
 
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.filter import filter_stage
+from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.cleanroom import cleanroom_stage
-from taskfoundry.pipeline.filter import filter_stage
-from taskfoundry.pipeline.generate import generate_stage
-from taskfoundry.pipeline.lint import lint_stage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
 
@@ -33,9 +34,9 @@ def measure(source: str, config: Config) -> str:
     client = docker_client()
     src = source_stage(source, config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
-    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
+    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
     start = time.monotonic()
-    gen = generate_stage(src, build, clean, sections.for_generate(config), client)
+    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
     gen_secs = time.monotonic() - start
     lint = lint_stage(gen)
     filt = filter_stage(gen, lint, clean, config.filter, client)

@@ -18,10 +18,11 @@ from pathlib import Path
 from taskfoundry.config import Config
 from taskfoundry.filtering.dummies import render_dummy
 from taskfoundry.filtering.filter import run_filter
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.generate import generate_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.cleanroom import cleanroom_stage
-from taskfoundry.pipeline.generate import generate_stage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
@@ -69,8 +70,8 @@ def main() -> None:
     config = Config(out=args.out)
     src = source_stage(str(ROOT / "examples" / "csvq"), config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
-    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
-    gen = generate_stage(src, build, clean, sections.for_generate(config), client)
+    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
+    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
     suite = args.out / "big-suite"
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
 from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
+from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
 from taskfoundry.naming import tasks_dir, work_dir
 from taskfoundry.sources.registry import SourceConfig
@@ -76,6 +78,7 @@ class Config(BaseModel):
     recipe: RecipeFile | None = Field(
         None, description="recipe fields that override the repository's taskfoundry.yaml and detection"
     )
+    kind: str = Field(DEFAULT_KIND, description="task kind: program, function or feature (taskfoundry.kinds)")
     generator: str = Field("explorer", description="test generator: explorer (no key) or agent")
     sources: SourceConfig = Field(default_factory=SourceConfig)
     build_agent: BuildAgentConfig = Field(default_factory=BuildAgentConfig)
@@ -84,6 +87,14 @@ class Config(BaseModel):
     filter: FilterConfig = Field(default_factory=FilterConfig)
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, name: str) -> str:
+        try:
+            return check_name(name)
+        except ConfigError as exc:  # pydantic reports a ValueError with the field's name
+            raise ValueError(exc.message) from exc
 
     @property
     def tasks_dir(self) -> Path:

@@ -32,6 +32,10 @@ class ConfigError(TaskfoundryError):
     """A malformed config, recipe or task file."""
 
 
+class KindNotBuilt(ConfigError):
+    """A task kind that is named (and planned) but not built yet."""
+
+
 class SandboxError(TaskfoundryError):
     """The sandbox itself failed (daemon error, container gone): infrastructure, not a verdict."""
 

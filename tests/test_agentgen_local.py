@@ -16,7 +16,7 @@ from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.errors import GenerationError
-from taskfoundry.pipeline import sections
+from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.sandbox.local import LocalSandbox
 from taskfoundry.testgen.agent_gen import AgentGenerator
 from taskfoundry.testgen.agent_support import AgentGenConfig, Layout
@@ -133,7 +133,7 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
         recipe=recipe,
         go_module="",
         log_dir=tmp_path / "logs",
-        config=sections.for_generate(config).generator,
+        config=program_sections.for_generate(config).generator,
     )
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from taskfoundry.cleanroom.leakscan import LeakReport
 from taskfoundry.filtering.filter import FilterConfig
+from taskfoundry.kinds.program.filter import filter_stage
+from taskfoundry.kinds.program.generate import write_suite
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.filter import filter_stage
-from taskfoundry.pipeline.generate import write_suite
 from taskfoundry.pipeline.results import CleanroomStage, GenerateStage, LintStage
 
 pytestmark = pytest.mark.docker

@@ -15,11 +15,14 @@ from taskfoundry.config import Config
 from taskfoundry.flows import build as flow_build
 from taskfoundry.flows import tasks as flow_tasks
 from taskfoundry.flows.cache import StageCode, StageInputs, stage_cache, stale_reason, upto
-from taskfoundry.flows.tasks import PIPELINE, StageLog, run_stage
+from taskfoundry.flows.tasks import BUILD, StageLog, kind_pipeline, kind_tasks, run_stage
+from taskfoundry.kinds import registry
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import CleanroomSettings
+from taskfoundry.kinds.program.generate import GenerateSettings
+from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline import sections
-from taskfoundry.pipeline.cleanroom import CleanroomSettings
-from taskfoundry.pipeline.generate import GenerateSettings
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -34,7 +37,14 @@ def _key(**inputs: Any) -> str | None:
     return StageInputs().compute_key(None, inputs, {})  # type: ignore[arg-type]
 
 
-SECTIONS = (sections.for_build, sections.for_cleanroom, sections.for_generate, sections.for_filter)
+SECTIONS = (
+    sections.for_build,
+    program_sections.for_cleanroom,
+    program_sections.for_generate,
+    program_sections.for_filter,
+)
+PIPELINE = kind_pipeline(ProgramKind())
+MODULE = {"build": BUILD, **{stage.name: stage.module for stage in ProgramKind.stages.values()}}
 
 
 def test_orchestration_settings_are_in_no_stage_section() -> None:
@@ -58,10 +68,12 @@ def test_a_stage_is_keyed_on_its_own_section() -> None:
     other_out = base.model_copy(update={"out": Path("/other")})
     assert all(_key(settings=s(base)) != _key(settings=s(other_out)) for s in SECTIONS[:3])
     timeout = base.model_copy(update={"explorer": base.explorer.model_copy(update={"probe_timeout": 9})})
-    assert _key(settings=sections.for_cleanroom(base)) != _key(settings=sections.for_cleanroom(timeout))
+    assert _key(settings=program_sections.for_cleanroom(base)) != _key(
+        settings=program_sections.for_cleanroom(timeout)
+    )
     # the agent's section is not read by the explorer, so it is not in the explorer's key
     budget = base.model_copy(update={"agent": base.agent.model_copy(update={"suite_timeout": 1})})
-    assert sections.for_generate(base) == sections.for_generate(budget)
+    assert program_sections.for_generate(base) == program_sections.for_generate(budget)
     assert _key(x=1) != _key(x=2)
 
 
@@ -79,26 +91,26 @@ def _code_keys(edited: str | None) -> dict[str, str]:
     [
         ("taskfoundry.pipeline.build", "build"),
         ("taskfoundry.builders.detect_c", "build"),
-        ("taskfoundry.pipeline.cleanroom", "cleanroom"),
+        ("taskfoundry.kinds.program.cleanroom", "cleanroom"),
         ("taskfoundry.cleanroom.leakscan", "cleanroom"),
         ("taskfoundry.testgen.help", "cleanroom"),  # the cleanroom captures the help text
-        ("taskfoundry.pipeline.generate", "generate"),
+        ("taskfoundry.kinds.program.generate", "generate"),
         ("taskfoundry.testgen.explorer", "generate"),
         ("taskfoundry.testgen.writer", "generate"),  # reached through the generators' registry
-        ("taskfoundry.pipeline.lint", "lint"),
-        ("taskfoundry.pipeline.filter", "filter"),
+        ("taskfoundry.kinds.program.lint", "lint"),
+        ("taskfoundry.kinds.program.filter", "filter"),
         ("taskfoundry.filtering.filter", "filter"),
     ],
 )
 def test_editing_code_invalidates_its_stage_and_the_ones_after(edited: str, first_invalid: str) -> None:
     base, changed = _code_keys(None), _code_keys(edited)
-    first = PIPELINE.index(f"taskfoundry.pipeline.{first_invalid}")
+    first = PIPELINE.index(MODULE[first_invalid])
     assert [base[s] != changed[s] for s in PIPELINE] == [i >= first for i in range(len(PIPELINE))]
 
 
 def test_every_persisted_stage_task_is_keyed_on_its_code() -> None:
-    tasks = [flow_tasks.build_task, flow_tasks.cleanroom_task, flow_tasks.generate_task]
-    tasks += [flow_tasks.lint_task, flow_tasks.filter_task]
+    tasks = [flow_tasks.build_task, *kind_tasks(ProgramKind()).values()]
+    assert [t.name for t in tasks] == ["build", "cleanroom", "generate", "lint", "filter"]
     for i, task_ in enumerate(tasks):
         policies = getattr(task_.cache_policy, "policies", [])
         assert StageCode(modules=PIPELINE[: i + 1]) in policies, task_.name
@@ -143,7 +155,8 @@ BUILT: list[bool] = []
 @flow(name="fake-build")
 def fake_flow(config: Config) -> dict[str, bool]:
     stage_log = StageLog.start("fake")
-    BUILT.append(run_stage(stage_log, config, fake_cleanroom, "fake:1", sections.for_cleanroom(config)).built)
+    settings = program_sections.for_cleanroom(config)
+    BUILT.append(run_stage(stage_log, config, fake_cleanroom, "fake:1", settings).built)
     return stage_log.cached
 
 
@@ -184,8 +197,48 @@ def test_the_built_flag_is_not_part_of_the_key() -> None:
     assert _key(clean=_clean("a:1")) != _key(clean=_clean("a:2"))
 
 
-def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ran: list[str]) -> None:
-    """The real flow wiring (`build_stages`) over stage functions that only record their call."""
+RAN: list[str] = []
+
+
+def _record(name: str, result: Any) -> Any:
+    RAN.append(name)
+    return result
+
+
+class FakeProgramKind:
+    """The program kind's stages (names, modules, sections) over parts that only record their call."""
+
+    name = "fake-program"
+    stages = ProgramKind.stages
+
+    def start_state(self, src: Any, build: Any, settings: Any, client: Any) -> CleanroomStage:
+        return _record("cleanroom", _clean("c:1"))
+
+    def generate(
+        self, src: Any, build: Any, start: Any, settings: GenerateSettings, client: Any
+    ) -> GenerateStage:
+        branch = f"explorer-seed{settings.generator.explorer.seed}"  # as the explorer names it
+        suite = settings.names(src).suite_dir(branch)
+        (suite / "eval" / "tests").mkdir(parents=True, exist_ok=True)
+        empty = CoverageReport.from_lines({}, {})
+        gen = GenerateStage(
+            branch=branch, suite=suite, tests=[], generated=0, probes_run=0, exhausted=None, coverage=empty
+        )
+        return _record("generate", gen)
+
+    def review(self, suite: Any) -> LintStage:
+        return _record("lint", LintStage(dropped={}, findings=0, high=0, report={}))
+
+    def validate(self, suite: Any, review: Any, start: Any, settings: Any, client: Any) -> FilterStage:
+        empty = CoverageReport.from_lines({}, {})
+        return _record("filter", FilterStage(kept=[], dropped={}, dummy_pass_rate=0.0, coverage=empty))
+
+    def package(self, *args: Any) -> Path:
+        return _record("package", Path("task"))
+
+
+def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The real flow wiring (`build_stages`) and kind registry, over a kind that only records."""
     build = BuildStage(
         base_image="b:1",
         image="i:1",
@@ -197,34 +250,8 @@ def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ran: list[str]
         gold_sha256="0",
         log=tmp_path / "log",
     )
-
-    def generate(src: Any, build: Any, clean: Any, settings: GenerateSettings, client: Any) -> GenerateStage:
-        ran.append("generate")
-        branch = f"explorer-seed{settings.generator.explorer.seed}"  # as the explorer names it
-        suite = settings.names(src).suite_dir(branch)
-        (suite / "eval" / "tests").mkdir(parents=True, exist_ok=True)
-        return GenerateStage(
-            branch=branch,
-            suite=suite,
-            tests=[],
-            generated=0,
-            probes_run=0,
-            exhausted=None,
-            coverage=CoverageReport.from_lines({}, {}),
-        )
-
-    def record(name: str, result: Any) -> Any:
-        return lambda *args: (ran.append(name), result)[1]
-
-    filt = FilterStage(kept=[], dropped={}, dummy_pass_rate=0.0, coverage=CoverageReport.from_lines({}, {}))
-    monkeypatch.setattr(flow_tasks, "build_stage", record("build", build))
-    monkeypatch.setattr(flow_tasks, "cleanroom_stage", record("cleanroom", _clean("c:1")))
-    monkeypatch.setattr(flow_tasks, "generate_stage", generate)
-    monkeypatch.setattr(
-        flow_tasks, "lint_stage", record("lint", LintStage(dropped={}, findings=0, high=0, report={}))
-    )
-    monkeypatch.setattr(flow_tasks, "filter_stage", record("filter", filt))
-    monkeypatch.setattr(flow_tasks.package, "package_stage", record("package", tmp_path / "task"))
+    monkeypatch.setitem(registry.KINDS, FakeProgramKind.name, f"{__name__}:FakeProgramKind")
+    monkeypatch.setattr(flow_tasks, "build_stage", lambda *args: _record("build", build))
     monkeypatch.setattr(flow_tasks, "docker_client", lambda: None)
     monkeypatch.setattr(flow_tasks, "_image_exists", lambda tag: True)
     monkeypatch.setattr(flow_build, "publish_task", lambda *args: None)
@@ -240,18 +267,18 @@ def stages_flow(src: SourceResult, config: Config) -> dict[str, bool]:
 def test_a_new_explorer_seed_reuses_the_build_and_the_cleanroom(
     tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ran: list[str] = []
-    _fake_stages(monkeypatch, tmp_path, ran)
+    _fake_stages(monkeypatch, tmp_path)
     src = SourceResult(
         path=tmp_path, owner="o", repo="r", commit="c" * 40, source="s", task_id="o__r.ccccccc"
     )
-    config = Config(out=tmp_path / "out")
+    config = Config(out=tmp_path / "out", kind=FakeProgramKind.name)
+    RAN.clear()
     stages_flow(src, config)
-    assert ran == ["build", "cleanroom", "generate", "lint", "filter", "package"]
-    ran.clear()
+    assert RAN == ["build", "cleanroom", "generate", "lint", "filter", "package"]
+    RAN.clear()
     seeded = config.model_copy(update={"explorer": config.explorer.model_copy(update={"seed": 1})})
     cached = stages_flow(src, seeded)
-    assert ran == ["generate", "lint", "filter", "package"]
+    assert RAN == ["generate", "lint", "filter", "package"]
     assert cached == {
         "build": True,
         "cleanroom": True,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from prefect.cache_policies import TASK_SOURCE, CachePolicy
 from prefect.context import TaskRunContext
@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from taskfoundry.codegraph import code_hash
 from taskfoundry.config import Config
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage
+from taskfoundry.pipeline.results import Outside
 
 RESULTS_DIR = "results"
 
@@ -116,20 +116,22 @@ def result_storage(config: Config) -> Path:
     return path
 
 
+@runtime_checkable
+class PointsOutside(Protocol):
+    """A stage result (of any kind) that names images or directories it does not hold."""
+
+    def outside(self) -> Outside: ...
+
+
 def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | None:
     """Why a cached stage result cannot be trusted any more, or None when it can."""
-    images: list[str] = []
-    paths: list[Path] = []
-    if isinstance(result, BuildStage):
-        images = [result.image, result.base_image, result.runtime_image]
-    elif isinstance(result, CleanroomStage):
-        images = [result.image]
-    elif isinstance(result, GenerateStage):
-        paths = [result.suite / "eval" / "tests"]
-    for image in images:
+    if not isinstance(result, PointsOutside):
+        return None
+    outside = result.outside()
+    for image in outside.images:
         if not image_exists(image):
             return f"image {image} is gone"
-    for path in paths:
+    for path in outside.dirs:
         if not path.is_dir():
             return f"{path} is gone"
     return None

@@ -1,17 +1,14 @@
-"""Each stage's section of a `Config`: what the flows hand a stage (and so key it on).
+"""The shared stages' sections of a `Config`: what the flows hand a stage (and so key it on).
 
 Kept apart from the stages, so no stage imports `Config` (and with it every component's
-code, which would put them all in each stage's code hash).
+code, which would put them all in each stage's code hash). A kind cuts its own stages'
+sections (`kinds/<kind>/sections.py`).
 """
 
 from __future__ import annotations
 
 from taskfoundry.config import Config
-from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.pipeline.build import BuildSettings
-from taskfoundry.pipeline.cleanroom import CleanroomSettings
-from taskfoundry.pipeline.generate import GenerateSettings
-from taskfoundry.testgen.base import GeneratorSettings
 
 
 def for_build(config: Config) -> BuildSettings:
@@ -22,25 +19,3 @@ def for_build(config: Config) -> BuildSettings:
         base=config.base,
         build_agent=config.build_agent,
     )
-
-
-def for_cleanroom(config: Config) -> CleanroomSettings:
-    return CleanroomSettings(
-        out=config.out, namespace=config.namespace, usage_timeout=config.explorer.probe_timeout
-    )
-
-
-def for_generate(config: Config) -> GenerateSettings:
-    """Only the chosen generator's section: the explorer's seed does not re-run an agent
-    branch, nor the agent's budget an explorer branch."""
-    if config.generator == "explorer":
-        chosen = GeneratorSettings(name="explorer", explorer=config.explorer)
-    else:
-        chosen = GeneratorSettings(
-            name=config.generator, agent=config.agent, dummies=tuple(config.filter.dummies)
-        )
-    return GenerateSettings(out=config.out, namespace=config.namespace, generator=chosen)
-
-
-def for_filter(config: Config) -> FilterConfig:
-    return config.filter

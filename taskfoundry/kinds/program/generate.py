@@ -23,6 +23,11 @@ class GenerateSettings(StageSettings):
 
     generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
 
+    @property
+    def uses_model(self) -> bool:
+        """Whether it holds a model-call slot: every generator but the explorer calls one."""
+        return self.generator.name != "explorer"
+
 
 def _go_module(repo: Path) -> str:
     gomod = repo / "go.mod"

@@ -71,6 +71,15 @@ def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
         return {}  # nothing staged: not a C build, or its install failed (see /task/stage.log)
 
 
+def start_state(
+    src: SourceResult, build: BuildStage, settings: CleanroomSettings, client: docker.DockerClient
+) -> CleanroomStage:
+    """The stage as the flow runs it: a leaky image is an error, never a start state."""
+    clean = cleanroom_stage(src, build, settings, client)
+    require_clean(clean)
+    return clean
+
+
 def require_clean(clean: CleanroomStage) -> None:
     if clean.leak.verdict != "clean":
         kinds = sorted({f.kind for f in clean.leak.findings})
