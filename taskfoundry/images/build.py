@@ -45,9 +45,12 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 def build_image(
-    client: docker.DockerClient, context: Path, repository: str, logfile: Path
+    client: docker.DockerClient, context: Path, repository: str, logfile: Path, stage: str | None = None
 ) -> tuple[str, bool]:
-    """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built)."""
+    """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built).
+
+    A failed build raises ImageError naming its log; the flow names the stage. `stage` is
+    not used: it stays until cleanroom/image.py (issue 12's file) stops passing it."""
     tag = f"{repository}:{context_hash(context)[:16]}"
     if image_exists(client, tag):
         return tag, False
