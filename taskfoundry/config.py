@@ -11,6 +11,7 @@ from taskfoundry.builders.recipe import RecipeFile
 from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.flows.options import OrchestrationConfig
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.models import load_yaml_model
 from taskfoundry.sources.registry import SourceConfig
@@ -35,6 +36,9 @@ class Config(BaseModel):
     base: BaseImageConfig = Field(default_factory=BaseImageConfig)
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
+    eval: EvalConfig = Field(
+        default_factory=EvalConfig, description="the grading harness: used by the filter and `eval`"
+    )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 

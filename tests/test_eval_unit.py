@@ -19,11 +19,12 @@ from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_run, eva
 from taskfoundry.evaluate import run as run_mod
 from taskfoundry.evaluate.cli import load_eval_config
 from taskfoundry.evaluate.grade import grade_branch
-from taskfoundry.evaluate.models import EvalStepError, TestResult
-from taskfoundry.evaluate.scripts import REMOVE_HASHED
-from taskfoundry.evaluate.steps import Outcome
+from taskfoundry.evaluate.models import TestResult
 from taskfoundry.evaluate.summary import score_task, summarize, summary_text
 from taskfoundry.evaluate.workspace import executable_sha256
+from taskfoundry.harness.models import EvalStepError
+from taskfoundry.harness.scripts import REMOVE_HASHED
+from taskfoundry.harness.steps import Outcome
 from taskfoundry.models import (
     Branch,
     IgnoredTest,

@@ -7,7 +7,7 @@ import posixpath
 import tarfile
 from pathlib import Path
 
-from taskfoundry.evaluate.models import EvalStepError
+from taskfoundry.harness.models import EvalStepError
 
 _MAX_LINKS = 8
 

@@ -23,7 +23,7 @@ from taskfoundry.cleanroom.docs import collect_docs, usage_docs
 from taskfoundry.cleanroom.image import WORKSPACE, build_cleanroom
 from taskfoundry.config import Config
 from taskfoundry.errors import SandboxError, StageError
-from taskfoundry.filtering.filter import final_check, run_filter
+from taskfoundry.filtering.filter import Grader, final_check, run_filter
 from taskfoundry.images.base import ensure_base_image
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
 from taskfoundry.pipeline.results import (
@@ -211,7 +211,8 @@ def filter_stage(
     usage = clean.usage.get("", "")
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
     try:
-        res = run_filter(client, clean.image, gen.suite, gen.tests, usage, config.filter, lint.dropped)
+        grader = Grader.load(client, clean.image, gen.suite, config.eval)
+        res = run_filter(grader, gen.tests, usage, config.filter, lint.dropped)
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
         return FilterStage(
@@ -221,7 +222,7 @@ def filter_stage(
             coverage=CoverageReport.from_lines({}, total),
             branch_error=f"infrastructure failure in the filter: {exc}",
         )
-    failed = final_check(client, clean.image, gen.suite, res.kept)
+    failed = final_check(grader, res.kept)
     if failed:
         raise StageError(
             "filter",
