@@ -99,3 +99,18 @@ def tag_alias(client: docker.DockerClient, tag: str, alias: str) -> None:
         client.images.get(tag).tag(repo, version)
     except APIError as exc:
         raise StageError("package", f"cannot tag {tag} as {alias}: {exc}") from exc
+
+
+def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
+    """`alias`: the image `tag` with root as its default user. ProgramBench's evaluator (>= 1.1)
+    runs every step as the image's user and rewrites /etc/resolv.conf before compiling, which
+    only root may do; the worker's own image (default user `worker`) stays as it is."""
+    repo, _, version = alias.rpartition(":")
+    try:
+        container = client.containers.create(tag, ["true"])
+        try:
+            container.commit(repo, version, changes=["USER root"])
+        finally:
+            container.remove(force=True)
+    except APIError as exc:
+        raise StageError("package", f"cannot make {alias} from {tag}: {exc}") from exc

@@ -14,7 +14,7 @@ import docker
 
 from taskfoundry import atomic
 from taskfoundry.config import Config
-from taskfoundry.images.build import tag_alias
+from taskfoundry.images.build import tag_alias, tag_as_root
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
@@ -34,9 +34,16 @@ from taskfoundry.pipeline.results import (
     LintStage,
     SourceResult,
 )
+from taskfoundry.pipeline.solution import compile_script, image_deps, image_env, solution_tarball
 
 Level = Literal["easy", "medium", "hard"]
 _CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}
+
+
+def grading_image(images: Images) -> str:
+    """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
+    for its evaluator only; the worker gets `task_cleanroom`."""
+    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
 
 
 def image_names(src: SourceResult, config: Config) -> Images:
@@ -69,6 +76,12 @@ def suite_tarball(suite: Path) -> bytes:
     return buf.getvalue()
 
 
+def reference_solution(src: SourceResult, build: BuildStage, client: docker.DockerClient) -> bytes:
+    """The submission that scores 1.0: the pinned tree, its vendored dependencies, compile.sh."""
+    script = compile_script(build.build_sh, image_env(client, build.image))
+    return solution_tarball(src.path, script, image_deps(client, build.image))
+
+
 def package_stage(
     src: SourceResult,
     build: BuildStage,
@@ -84,6 +97,7 @@ def package_stage(
     images = image_names(src, config)
     tag_alias(client, build.image, images.task)
     tag_alias(client, clean.image, images.task_cleanroom)
+    tag_as_root(client, clean.image, grading_image(images))
     score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
     key = branch_key(gen.branch)
     dropped_by: dict[str, int] = {}
@@ -129,6 +143,7 @@ def package_stage(
         save_json(tmp / "tests.json", tests)
         atomic.write_text(tmp / "build.sh", build.build_sh)
         atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
+        atomic.write_bytes(tmp / "solution.tar.gz", reference_solution(src, build, client))
         _reports(tmp / "reports", build, gen, lint, filt, clean)
         logs = config.work_dir / "generate" / src.task_id
         if logs.is_dir():  # probe logs, agent trajectories
