@@ -96,10 +96,7 @@ def _lend(cwd, uid):
     """`cwd` and what the test wrote there belong to `uid` for the call; its parents (the
     grader's, 0700) become traversable but not listable, so an absolute path to `cwd` works
     while other tests' directories stay unknown and unwritable."""
-    for top, dirs, names in os.walk(cwd):
-        for name in [*dirs, *names]:
-            os.lchown(os.path.join(top, name), uid, uid)
-    os.chown(cwd, uid, uid)
+    _chown_tree(cwd, uid)
     for parent in cwd.resolve().parents:
         mode = os.stat(parent).st_mode
         if mode & 0o011 != 0o011:
@@ -108,10 +105,15 @@ def _lend(cwd, uid):
 
 def _reclaim(cwd):
     """Back to the grader: a later program of the same uid cannot touch a finished test's files."""
-    for top, dirs, names in os.walk(cwd):
+    _chown_tree(cwd, 0)
+
+
+def _chown_tree(top, uid):
+    """`top` and everything under it (links themselves, never their targets) to `uid`."""
+    for parent, dirs, names in os.walk(top):
         for name in [*dirs, *names]:
-            os.lchown(os.path.join(top, name), 0, 0)
-    os.chown(cwd, 0, 0)
+            os.lchown(os.path.join(parent, name), uid, uid)
+    os.chown(top, uid, uid)
 
 
 def reap(uid, rounds=50):

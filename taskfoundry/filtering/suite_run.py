@@ -13,7 +13,6 @@ import tarfile
 from pathlib import Path
 
 import docker
-from docker.errors import APIError, DockerException, NotFound
 from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
 from taskfoundry.builders.layout import WORKSPACE
@@ -25,6 +24,7 @@ from taskfoundry.harness.sandbox import GradingSandbox
 from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import copy_in
 from taskfoundry.harness.suite import run_suite as harness_run_suite
+from taskfoundry.images.build import read_image_path
 
 __all__ = ["TestOutcome", "cleanroom_workspace", "parse_junit", "run_suite", "with_executable"]
 log = logging.getLogger(__name__)
@@ -32,17 +32,9 @@ log = logging.getLogger(__name__)
 
 def cleanroom_workspace(client: docker.DockerClient, image: str) -> bytes:
     """The image's /workspace as a tar with workspace-relative names (read without running it)."""
-    try:
-        container = client.containers.create(image, ["true"])
-    except (APIError, DockerException) as exc:
-        raise SandboxError(f"cannot read the workspace of {image}: {exc}") from exc
-    try:
-        chunks, _ = container.get_archive(f"{WORKSPACE}/.")
-        raw = b"".join(chunks)
-    except (APIError, NotFound) as exc:
-        raise SandboxError(f"cannot read {WORKSPACE} of {image}: {exc}") from exc
-    finally:
-        container.remove(force=True)
+    raw = read_image_path(client, image, f"{WORKSPACE}/.")
+    if raw is None:
+        raise SandboxError(f"{image} has no {WORKSPACE}")
     return raw
 
 

@@ -16,9 +16,9 @@ import tarfile
 from pathlib import Path
 
 import docker
-from docker.errors import APIError, ImageNotFound
+from docker.errors import APIError, ImageNotFound, NotFound
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SandboxError, StageError
 
 log = logging.getLogger(__name__)
 
@@ -122,3 +122,20 @@ def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
             container.remove(force=True)
     except APIError as exc:
         raise StageError("package", f"cannot make {alias} from {tag}: {exc}") from exc
+
+
+def read_image_path(client: docker.DockerClient, image: str, path: str) -> bytes | None:
+    """The tar of `path` in `image`, read without running it; None when the path is absent."""
+    try:
+        container = client.containers.create(image, ["true"])
+    except APIError as exc:
+        raise SandboxError(f"cannot read {path} of {image}: {exc}") from exc
+    try:
+        chunks, _ = container.get_archive(path)
+        return b"".join(chunks)
+    except NotFound:
+        return None
+    except APIError as exc:
+        raise SandboxError(f"cannot read {path} of {image}: {exc}") from exc
+    finally:
+        container.remove(force=True)

@@ -13,10 +13,11 @@ import tarfile
 from pathlib import Path
 
 import docker
-from docker.errors import APIError, NotFound
+from docker.errors import APIError
 
 from taskfoundry.builders.layout import DEPS
 from taskfoundry.errors import SandboxError
+from taskfoundry.images.build import read_image_path
 
 DEPS_DIR = ".tf-deps"
 _HEADER = """#!/bin/sh
@@ -86,16 +87,4 @@ def _copy_members(tar: bytes, dst: tarfile.TarFile, prefix: str) -> None:
 
 def image_deps(client: docker.DockerClient, image: str) -> bytes | None:
     """The build image's DEPS as a tar (names relative to DEPS), None when it has none."""
-    try:
-        container = client.containers.create(image, ["true"])
-    except APIError as exc:
-        raise SandboxError(f"cannot read {DEPS} of {image}: {exc}") from exc
-    try:
-        chunks, _ = container.get_archive(f"{DEPS}/.")
-        return b"".join(chunks)
-    except NotFound:
-        return None
-    except APIError as exc:
-        raise SandboxError(f"cannot read {DEPS} of {image}: {exc}") from exc
-    finally:
-        container.remove(force=True)
+    return read_image_path(client, image, f"{DEPS}/.")
