@@ -39,7 +39,7 @@ def measure(source: str, config: Config) -> str:
     gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
     gen_secs = time.monotonic() - start
     lint = lint_stage(gen)
-    filt = filter_stage(gen, lint, clean, config.filter, client)
+    filt = filter_stage(gen, lint, clean, program_sections.for_filter(config), client)
     reasons = Counter(r.id for records in filt.dropped.values() for r in records)
     drops = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
     return (

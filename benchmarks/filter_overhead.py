@@ -17,7 +17,7 @@ from pathlib import Path
 
 from taskfoundry.config import Config
 from taskfoundry.filtering.dummies import render_dummy
-from taskfoundry.filtering.filter import run_filter
+from taskfoundry.filtering.filter import Grader, run_filter
 from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom import cleanroom_stage
 from taskfoundry.kinds.program.generate import generate_stage
@@ -76,7 +76,8 @@ def main() -> None:
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")
     start = time.monotonic()
-    result = run_filter(client, clean.image, suite, names, usage, config.filter)
+    grader = Grader.load(client, clean.image, suite, config.eval)
+    result = run_filter(grader, names, usage, config.filter)
     filter_secs = time.monotonic() - start
     dummies = [render_dummy(d, usage) for d in config.filter.dummies]
     hand_secs = by_hand(client, clean.image, suite, [None] * config.filter.gold_runs + dummies)

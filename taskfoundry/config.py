@@ -14,6 +14,7 @@ from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
 from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
@@ -85,6 +86,9 @@ class Config(BaseModel):
     base: BaseImageConfig = Field(default_factory=BaseImageConfig)
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
+    eval: EvalConfig = Field(
+        default_factory=EvalConfig, description="the grading harness: used by the filter and `eval`"
+    )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 

@@ -64,6 +64,27 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session")
+def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """`example_task(name)`: examples/<name> built once per session (--max-probes 200); its task dir."""
+    from click.testing import CliRunner
+
+    from taskfoundry.cli import main
+
+    built: dict[str, Path] = {}
+
+    def build(name: str) -> Path:
+        if name not in built:
+            out = tmp_path_factory.mktemp(f"example-{name}")
+            args = ["build", str(EXAMPLES / name), "--out", str(out), "--max-probes", "200"]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output + repr(result.exception)
+            (built[name],) = (out / "tasks").iterdir()
+        return built[name]
+
+    return build
+
+
 def make_repo(path: Path, files: dict[str, str]) -> Path:
     """A tiny committed git repository: a fixture builder, not a large fixture."""
     import subprocess

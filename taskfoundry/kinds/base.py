@@ -19,8 +19,8 @@ from pydantic import BaseModel
 
 from taskfoundry.config import Config
 from taskfoundry.errors import KindNotBuilt
-from taskfoundry.evaluate.config import EvalConfig
 from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.registry import load_kind
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 

@@ -26,7 +26,7 @@ from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.filtering.dummies import render_dummy
-from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
+from taskfoundry.harness.report import TestOutcome, parse_junit
 from taskfoundry.linters import lint_source
 from taskfoundry.naming import junit_id, junit_name
 from taskfoundry.sandbox.base import Sandbox

@@ -6,26 +6,38 @@ from __future__ import annotations
 import logging
 
 import docker
+from pydantic import BaseModel, ConfigDict
 
 from taskfoundry.errors import FilterError, SandboxError
-from taskfoundry.filtering.filter import FilterConfig, final_check, run_filter
+from taskfoundry.filtering.filter import FilterConfig, Grader, final_check, run_filter
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 
 log = logging.getLogger(__name__)
 
 
+class FilterSettings(BaseModel):
+    """The filter's section: its runs and dummies, and the grading harness it shares with `eval`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    filter: FilterConfig = FilterConfig()
+    harness: EvalConfig = EvalConfig()
+
+
 def filter_stage(
     gen: GenerateStage,
     lint: LintStage,
     clean: CleanroomStage,
-    settings: FilterConfig,
+    settings: FilterSettings,
     client: docker.DockerClient,
 ) -> FilterStage:
     usage = clean.usage.get("", "")
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
     try:
-        res = run_filter(client, clean.image, gen.suite, gen.tests, usage, settings, lint.dropped)
+        grader = Grader.load(client, clean.image, gen.suite, settings.harness)
+        res = run_filter(grader, gen.tests, usage, settings.filter, lint.dropped)
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
         return FilterStage(
@@ -35,7 +47,7 @@ def filter_stage(
             coverage=CoverageReport.from_lines({}, total),
             branch_error=f"infrastructure failure in the filter: {exc}",
         )
-    failed = final_check(client, clean.image, gen.suite, res.kept)
+    failed = final_check(grader, res.kept)
     if failed:
         raise FilterError(
             f"{len(failed)} kept tests failed the final gold run "

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import docker
 
-from taskfoundry.evaluate.config import EvalConfig
 from taskfoundry.evaluate.models import EvaluationResult
 from taskfoundry.evaluate.task import evaluate_task, load_task
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.base import KindStage, Part, TaskKind
 from taskfoundry.kinds.program import sections
 from taskfoundry.kinds.program.cleanroom import start_state

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from taskfoundry.config import Config
-from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.kinds.program.cleanroom import CleanroomSettings
+from taskfoundry.kinds.program.filter import FilterSettings
 from taskfoundry.kinds.program.generate import GenerateSettings
 from taskfoundry.testgen.base import GeneratorSettings
 
@@ -27,5 +27,5 @@ def for_generate(config: Config) -> GenerateSettings:
     return GenerateSettings(out=config.out, namespace=config.namespace, generator=chosen)
 
 
-def for_filter(config: Config) -> FilterConfig:
-    return config.filter
+def for_filter(config: Config) -> FilterSettings:
+    return FilterSettings(filter=config.filter, harness=config.eval)
