@@ -25,9 +25,12 @@ from typing import Any
 
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.kinds.program import sections
+from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import save_json
-from taskfoundry.pipeline import stages
-from taskfoundry.pipeline.mutate import mutation_stage
+from taskfoundry.pipeline import sections as shared
+from taskfoundry.pipeline.build import build_stage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,32 +43,36 @@ HEAD = (
 
 
 def measure(source: str, config: Config) -> dict[str, Any]:
-    client = docker_client()
-    src = stages.source_stage(source, config)
-    build = stages.build_stage(src, config, client)
-    clean = stages.cleanroom_stage(src, build, config, client)
-    gen = stages.generate_stage(src, build, config, client)
-    lint = stages.lint_stage(gen)
-    filt = stages.filter_stage(gen, lint, clean, config, client)
+    client, kind = docker_client(), ProgramKind()
+    src = source_stage(source, config.sources, config.work_dir)
+    build = build_stage(src, shared.for_build(config), client)
+    clean = kind.start_state(src, build, sections.for_cleanroom(config), client)
+    gen = kind.generate(src, build, clean, sections.for_generate(config), client)
+    lint = kind.review(gen)
+    filt = kind.validate(gen, lint, clean, sections.for_filter(config), client)
     start = time.monotonic()
-    mut = mutation_stage(src, build, clean, gen, filt, config, client)
+    suite, verdict = kind.strengthen(src, build, clean, gen, lint, filt, sections.for_mutate(config), client)
     seconds = time.monotonic() - start
-    report, guided = mut.report, mut.report.guided
+    report = verdict.mutation
+    if report is None:
+        raise TaskfoundryError(f"{src.task_id}: the mutation stage wrote no report")
+    guided = report.guided
     stored = config.work_dir / "strength" / src.task_id
     for name, model in (
         ("source", src),
         ("build", build),
         ("generate", gen),
         ("filter", filt),
-        ("mutation", mut),
+        ("suite", suite),
+        ("mutation", verdict),
     ):
         save_json(stored / f"{name}.json", model)
     built = [r for r in report.records if r.status != "build_failed"]
     return {
         "task": src.task_id,
         "language": build.recipe.language,
-        "kept": len(mut.filt.kept),
-        "line_rate": mut.filt.coverage.line_rate,
+        "kept": len(verdict.kept),
+        "line_rate": verdict.coverage.line_rate,
         "score_before": guided.score_before if guided else report.score,
         "score": report.score,
         "tests_added": guided.tests_added if guided else 0,

@@ -15,6 +15,7 @@ from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
+from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
 
 CONFIG_OPTION = click.option(
@@ -87,6 +88,12 @@ MUTANTS = click.option(
 @MUTANTS
 @click.option("--executable", default=None, help="which built program is the task's")
 @click.option(
+    "--kind",
+    type=click.Choice(list(KINDS)),
+    default=None,
+    help="task kind: program (ProgramBench), function, feature [program]",
+)
+@click.option(
     "--resume/--fresh",
     default=None,
     help="reuse the stage results of an earlier run of the same inputs [resume]",
@@ -100,6 +107,7 @@ def build(
     max_probes: int | None,
     mutants: int | None,
     executable: str | None,
+    kind: str | None,
     resume: bool | None,
     show: bool,
 ) -> None:
@@ -112,8 +120,13 @@ def build(
 
     try:
         config = make_config(
-            config_file, out=out, executable=executable, **build_flags(seed, max_probes, resume, mutants)
+            config_file,
+            out=out,
+            executable=executable,
+            kind=kind,
+            **build_flags(seed, max_probes, resume, mutants),
         )
+        load_kind(config.kind)  # a kind not built yet fails here, before a flow starts
         with shown_progress(show):
             task_dir = build_flow(source, config)
     except TaskfoundryError as exc:

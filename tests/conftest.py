@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry.agent import AgentTask
+from taskfoundry.agent.prompts import load_template
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -61,6 +64,30 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
+EXAMPLE_FLAGS = ["--max-probes", "200", "--mutants", "20"]  # 20 mutants: the stage runs, briefly
+
+
+@pytest.fixture(scope="session")
+def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS); its task dir."""
+    from click.testing import CliRunner
+
+    from taskfoundry.cli import main
+
+    built: dict[str, Path] = {}
+
+    def build(name: str) -> Path:
+        if name not in built:
+            out = tmp_path_factory.mktemp(f"example-{name}")
+            args = ["build", str(EXAMPLES / name), "--out", str(out), *EXAMPLE_FLAGS]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output + repr(result.exception)
+            (built[name],) = (out / "tasks").iterdir()
+        return built[name]
+
+    return build
+
+
 def make_repo(path: Path, files: dict[str, str]) -> Path:
     """A tiny committed git repository: a fixture builder, not a large fixture."""
     import subprocess
@@ -79,3 +106,15 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=path, check=True, env=env)
     return path
+
+
+def make_test_task(workdir: str = "/work") -> AgentTask:
+    """An agent task that asks for pytest files in /work/tests, with the test generator's prompts."""
+    return AgentTask(
+        workdir=workdir,
+        output_dir="/work/tests",
+        outputs=["test_*.py", "*_test.py"],
+        system=load_template("taskfoundry.testgen", "system.md"),
+        prompt=load_template("taskfoundry.testgen", "task.md"),
+        variables={"executable": "/work/prog", "tests_dir": "/work/tests", "context": ""},
+    )

@@ -12,24 +12,20 @@ from click.testing import CliRunner
 
 from taskfoundry.cli import main
 from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.filtering.suite_run import run_suite
+from taskfoundry.filtering.filter import Grader
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.models import TestsJson, branch_key
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
-from conftest import EXAMPLES
+from conftest import EXAMPLE_FLAGS, EXAMPLES
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-BUILD_FLAGS = ["--max-probes", "200", "--mutants", "20"]
 
 
 @pytest.fixture(scope="session")
-def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    out = tmp_path_factory.mktemp("out")
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *BUILD_FLAGS])
-    assert result.exit_code == 0, result.output + repr(result.exception)
-    (task_dir,) = (out / "tasks").iterdir()
-    return task_dir
+def csvq_task(example_task) -> Path:  # type: ignore[no-untyped-def]
+    return example_task("csvq")
 
 
 def _suite(task_dir: Path, dest: Path) -> Path:
@@ -100,11 +96,12 @@ def test_kept_tests_pass_on_gold_and_fail_on_every_dummy(
         iter(TestsJson.model_validate_json((csvq_task / "tests.json").read_text()).branches.values())
     ).tests
     suite = _suite(csvq_task, tmp_path)
-    gold = run_suite(docker_client, image, suite, None)
+    grader = Grader.load(docker_client, image, suite, EvalConfig())
+    gold = grader.run()
     assert [n for n in kept if gold[n].status != "passed"] == []
     usage = _usage(docker_client, image)
     for dummy in DUMMY_NAMES:
-        results = run_suite(docker_client, image, suite, render_dummy(dummy, usage))
+        results = grader.run(render_dummy(dummy, usage))
         assert [n for n in kept if results[n].status == "passed"] == [], dummy
 
 
@@ -115,7 +112,7 @@ def _usage(client, image: str) -> str:  # type: ignore[no-untyped-def]
 
 def test_second_build_reuses_images(csvq_task: Path, prefect_harness) -> None:  # type: ignore[no-untyped-def]
     out = csvq_task.parent.parent
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *BUILD_FLAGS])
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *EXAMPLE_FLAGS])
     assert result.exit_code == 0, result.output
     built = json.loads((csvq_task / "reports" / "images.json").read_text())
     assert built["task_built"] is False and built["cleanroom_built"] is False

@@ -13,15 +13,19 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.config import Config
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.kinds.program import sections
+from taskfoundry.kinds.program.generate import write_suite
 from taskfoundry.mutation.analyze import LIMITS, analyze
 from taskfoundry.mutation.models import MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.mutation.rebuild import PROGRAM, rebuild_plan
 from taskfoundry.mutation.select import Planned
 from taskfoundry.mutation.worker import MutantWorker
-from taskfoundry.pipeline import stages
+from taskfoundry.pipeline import sections as shared
+from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, SourceResult
-from taskfoundry.pipeline.stages import write_suite
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 
 from conftest import make_repo
@@ -105,6 +109,13 @@ def _suite(strong: bool) -> dict[str, str]:
 
 TESTS = [f"eval.tests.test_mutcalc.test_{name}" for name, *_ in CASES]
 FAST = MutationConfig(budget=16, seed=1, program_timeout=2, output_cap=256 * 1024, workers=2)
+HARNESS = EvalConfig()  # isolated, as the filter and the evaluator run suites
+# beside the strong suite: passes only where tfrun drops each program call to its own uid
+ISOLATED = "eval.tests.test_harness.test_the_program_runs_as_its_own_uid"
+HARNESS_TEST = (
+    "import tfrun\n\n\ndef test_the_program_runs_as_its_own_uid():\n"
+    f"    assert tfrun.program_uid() == {HARNESS.program_uid}\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +123,10 @@ def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, 
     root = tmp_path_factory.mktemp("mutcalc")
     repo = make_repo(root / "mutcalc", {"mutcalc.c": MUTCALC_C, "Makefile": MAKEFILE, "README.md": README})
     config = Config(out=root / "out")
-    src = stages.source_stage(str(repo), config)
-    build = stages.build_stage(src, config, docker_client)
+    src = source_stage(str(repo), config.sources, config.work_dir)
+    build = build_stage(src, shared.for_build(config), docker_client)
     strong, weak = root / "strong", root / "weak"
-    write_suite(strong, _suite(True))
+    write_suite(strong, {**_suite(True), "test_harness.py": HARNESS_TEST})
     write_suite(weak, _suite(False))
     return src, build, strong, weak
 
@@ -123,7 +134,7 @@ def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, 
 def _analyze(mutcalc, suite: Path, config: MutationConfig = FAST):  # type: ignore[no-untyped-def]
     src, build, *_ = mutcalc
     per_test = {t: ALL_LINES for t in TESTS}
-    return analyze(build.image, build.recipe, src.path, suite, TESTS, per_test, config)
+    return analyze(build.image, build.recipe, src.path, suite, TESTS, per_test, config, HARNESS)
 
 
 def test_a_weak_suite_scores_low_and_a_strong_one_high(mutcalc) -> None:  # type: ignore[no-untyped-def]
@@ -144,9 +155,24 @@ def test_a_weak_suite_scores_low_and_a_strong_one_high(mutcalc) -> None:  # type
 def worker(mutcalc, docker_client) -> Iterator[MutantWorker]:  # type: ignore[no-untyped-def]
     _src, build, strong, _weak = mutcalc
     with DockerSandbox(build.image, LIMITS, client=docker_client) as box:
-        w = MutantWorker(box, rebuild_plan(build.recipe), FAST)
+        w = MutantWorker(box, rebuild_plan(build.recipe), FAST, HARNESS)
         w.setup(strong)
         yield w
+
+
+def test_the_suite_runs_as_the_grading_harness_runs_it(worker: MutantWorker) -> None:
+    assert worker.failing([*TESTS, ISOLATED]) == set()
+    sealed = worker.box.exec("stat -c %u:%a /workspace/eval", timeout=30, user="0:0")
+    assert sealed.stdout.split() == [b"0:700"]  # eval/ is the grader's alone
+
+
+def test_without_isolation_the_worker_runs_suite_and_program(mutcalc, docker_client) -> None:  # type: ignore[no-untyped-def]
+    _src, build, strong, _weak = mutcalc
+    with DockerSandbox(build.image, LIMITS, client=docker_client) as box:
+        w = MutantWorker(box, rebuild_plan(build.recipe), FAST, EvalConfig(isolate=False))
+        w.setup(strong)
+        assert w.failing([*TESTS, ISOLATED]) == {ISOLATED}
+        assert w.run(Planned(_pick("+", "-", "    return a + b;"), tuple(TESTS))).status == "killed"
 
 
 def _pick(original: str, replacement: str, line_text: str) -> Mutant:
@@ -209,9 +235,10 @@ def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker
 
 
 def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+    from taskfoundry.kinds.program.mutate import mutation_stage
     from taskfoundry.models import CoverageReport
-    from taskfoundry.pipeline.mutate import mutation_stage
-    from taskfoundry.pipeline.results import FilterStage, GenerateStage
+    from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
 
     src, build, _strong, weak = mutcalc
     config = Config(
@@ -219,7 +246,7 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
         mutation=FAST.model_copy(update={"budget": 10, "guided_probes": 40}),
         filter={"gold_runs": 1, "dummies": ["silent", "cat"]},
     )
-    clean = stages.cleanroom_stage(src, build, config, docker_client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), docker_client)
     lines = {"mutcalc.c": set(ALL_LINES["mutcalc.c"])}
     every = CoverageReport.from_lines(lines, lines)
     gen = GenerateStage(
@@ -233,13 +260,17 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
         per_test_lines={t: ALL_LINES for t in TESTS},
     )
     filt = FilterStage(kept=TESTS, dropped={}, dummy_pass_rate=0.0, coverage=every)
-    mut = mutation_stage(src, build, clean, gen, filt, config, docker_client)
-    guided = mut.report.guided
-    assert guided is not None and guided.survived_before > 0, mut.report
-    assert guided.tests_added > 0 and guided.killed > 0, guided
-    assert mut.report.score is not None and guided.score_before is not None
-    assert mut.report.score > guided.score_before
-    added = [t for t in mut.filt.kept if ".test_mutants_" in t]
-    assert len(added) == guided.tests_added and mut.filt.kept[: len(TESTS)] == TESTS
-    assert {r.killed_by for r in mut.report.records if r.killed_by in added}  # the new tests kill
-    assert sorted(p.name for p in (mut.gen.suite / "eval" / "tests").glob("test_mutants_*.py"))
+    lint = LintStage(dropped={}, findings=0, high=0, report={})
+    suite, verdict = mutation_stage(
+        src, build, clean, gen, lint, filt, sections.for_mutate(config), docker_client
+    )
+    report = verdict.mutation
+    assert report is not None and report.guided is not None, report
+    guided = report.guided
+    assert guided.survived_before > 0 and guided.tests_added > 0 and guided.killed > 0, guided
+    assert report.score is not None and guided.score_before is not None
+    assert report.score > guided.score_before
+    added = [t for t in verdict.kept if ".test_mutants_" in t]
+    assert len(added) == guided.tests_added and verdict.kept[: len(TESTS)] == TESTS
+    assert {r.killed_by for r in report.records if r.killed_by in added}  # the new tests kill
+    assert sorted(p.name for p in (suite.suite / "eval" / "tests").glob("test_mutants_*.py"))

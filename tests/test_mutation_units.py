@@ -10,13 +10,14 @@ import pytest
 
 from taskfoundry.builders.detect_c import autotools, cmake
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.errors import MutationError
 from taskfoundry.models import load_json_model, save_json
 from taskfoundry.mutation.analyze import split_evenly
 from taskfoundry.mutation.models import MutantRecord, MutationReport
 from taskfoundry.mutation.operators import OPERATORS, mutants_of
 from taskfoundry.mutation.rebuild import rebuild_plan
 from taskfoundry.mutation.select import Planned, plan
-from taskfoundry.mutation.worker import MutationError, junit_name, node_id
+from taskfoundry.mutation.worker import node_id
 
 C_SOURCE = b"""#include <stdio.h>
 #define LIMIT 10
@@ -137,7 +138,6 @@ def test_node_ids_from_junit_names_and_back() -> None:
         node_id("eval.tests.test_x.TestK.test_b[1.5-a]", files)
         == "eval/tests/test_x.py::TestK::test_b[1.5-a]"
     )
-    assert junit_name("eval/tests/test_x.py::TestK::test_b[1.5-a]") == "eval.tests.test_x.TestK.test_b[1.5-a]"
     with pytest.raises(MutationError, match="in no file"):
         node_id("eval.tests.test_gone.test_a", files)
 
@@ -241,17 +241,17 @@ def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> 
 def test_a_cached_mutation_stage_whose_suite_is_gone_runs_again(tmp_path: Path) -> None:
     from taskfoundry.flows.cache import stale_reason
     from taskfoundry.models import CoverageReport
-    from taskfoundry.pipeline.results import FilterStage, GenerateStage, MutationStage
+    from taskfoundry.pipeline.results import FilterStage, GenerateStage
 
     empty = CoverageReport.from_lines({}, {})
     suite = tmp_path / "suite"
     gen = GenerateStage(
         branch="b", suite=suite, tests=[], generated=0, probes_run=0, exhausted=None, coverage=empty
     )
-    stage = MutationStage(
-        report=MutationReport(),
-        gen=gen,
-        filt=FilterStage(kept=[], dropped={}, dummy_pass_rate=0, coverage=empty),
+    # what the mutation stage hands on: the suite to package, the verdict with its report
+    stage = (
+        gen,
+        FilterStage(kept=[], dropped={}, dummy_pass_rate=0, coverage=empty, mutation=MutationReport()),
     )
     assert stale_reason(stage, lambda tag: True) == f"{suite / 'eval' / 'tests'} is gone"
     (suite / "eval" / "tests").mkdir(parents=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.mutation.models import MutantRecord, MutationConfig, MutationReport
 from taskfoundry.mutation.rebuild import RebuildPlan, rebuild_plan
 from taskfoundry.mutation.select import PerTestLines, Planned, plan
@@ -44,9 +45,11 @@ def analyze(
     kept: list[str],
     per_test_lines: PerTestLines,
     config: MutationConfig,
+    harness: EvalConfig,
 ) -> MutationReport:
     """Mutation analysis of the kept tests of `suite` (a directory holding eval/) against the
-    reference in `image` (a build image: /src built), whose checkout is `repo` on the host."""
+    reference in `image` (a build image: /src built), whose checkout is `repo` on the host;
+    the suite runs as the grading harness `harness` runs it."""
     start = time.monotonic()
     meta = {"budget": config.budget, "seed": config.seed}
     if not config.enabled or config.budget == 0:
@@ -55,7 +58,8 @@ def analyze(
     if not planned:
         why = "no kept test covers a line of first-party source in a supported language"
         return MutationReport(skipped=why, candidates=pool, **meta)
-    done = run_planned(image, rebuild_plan(recipe), suite, planned, config, start + config.max_seconds)
+    deadline = start + config.max_seconds
+    done = run_planned(image, rebuild_plan(recipe), suite, planned, config, harness, deadline)
     return MutationReport.from_records(
         done.records,
         candidates=pool,
@@ -99,12 +103,17 @@ def run_planned(
     suite: Path,
     planned: list[Planned],
     config: MutationConfig,
+    harness: EvalConfig,
     deadline: float,
 ) -> _Done:
     """Every planned mutant against its tests, in worker containers; records in plan order."""
     chunks = split_evenly(planned, config.workers)
+
+    def work(chunk: list[Planned]) -> _Done:
+        return _work(image, rebuild, suite, chunk, config, harness, deadline)
+
     with ThreadPoolExecutor(len(chunks), thread_name_prefix="mutation") as pool:
-        done = list(pool.map(lambda chunk: _work(image, rebuild, suite, chunk, config, deadline), chunks))
+        done = list(pool.map(work, chunks))
     return _Done(
         records=[r for d in done for r in d.records],
         unreliable=set().union(*(d.unreliable for d in done)),
@@ -118,11 +127,12 @@ def _work(
     suite: Path,
     chunk: list[Planned],
     config: MutationConfig,
+    harness: EvalConfig,
     deadline: float,
 ) -> _Done:
     done = _Done()
     with worker_box(image) as box:
-        worker = MutantWorker(box, rebuild, config)
+        worker = MutantWorker(box, rebuild, config, harness)
         worker.setup(suite)
         done.unreliable = worker.failing(sorted({t for p in chunk for t in p.tests}))
         for item in chunk:

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.builders.layout import COV_ROOT, COVERAGE, GOLD
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.mutation.analyze import split_evenly, worker_box
 from taskfoundry.mutation.models import MutantRecord, MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.mutation.rebuild import RebuildPlan
 from taskfoundry.mutation.worker import MutantWorker
+from taskfoundry.naming import junit_name
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.explorer import Explorer, ExplorerConfig, Kept, runtime_trace
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob
@@ -81,16 +83,19 @@ def candidate_probes(
     box: Sandbox,
     repo: Path,
     names: set[str],
+    usage: dict[str, str],
     job: RunnerJob,
     config: ExplorerConfig,
     targets: set[Target],
     per_target: int,
     log_path: Path,
 ) -> tuple[list[Kept], int]:
+    """Probes that reach the `targets` lines (the explorer's search; `usage`: the help text
+    the cleanroom captured) and how many probes ran."""
     explorer = TargetExplorer(config, job, GOLD, targets, per_target)
     try:
-        state = explorer.run(box, repo, names, log_path)
-    except StageError as exc:  # nothing reproducible reached a survivor's line
+        state = explorer.run(box, repo, names, usage, log_path)
+    except GenerationError as exc:  # nothing reproducible reached a survivor's line
         log.info("guided exploration kept nothing: %s", exc)
         return [], explorer.state.probes_run
     return state.kept, state.probes_run
@@ -189,11 +194,12 @@ def search(
     mutants: list[Mutant],
     candidates: list[Kept],
     config: MutationConfig,
+    harness: EvalConfig,
     deadline: float,
 ) -> dict[str, Kept]:
     def work(chunk: list[Mutant]) -> dict[str, Kept]:
         with worker_box(image) as box:
-            worker = MutantWorker(box, rebuild, config)
+            worker = MutantWorker(box, rebuild, config, harness)
             worker.setup(suite)
             return dict(killers(worker, chunk, candidates, deadline))
 
@@ -209,13 +215,12 @@ def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[
     """Test files for the killing probes (one test a probe), and JUnit name -> its probe."""
     unique = list({k.probe.key: k for k in found.values()}.values())
     files, written = render_tests(unique, program, seed)
-    renamed = {GUIDED_PREFIX + name.removeprefix("test_"): text for name, text in files.items()}
-    names = {
-        f"eval.tests.{GUIDED_PREFIX}{w.file.removeprefix('test_').removesuffix('.py')}.{w.function}": unique[
-            w.kept
-        ]
-        for w in written
-    }
+
+    def guided(name: str) -> str:
+        return GUIDED_PREFIX + name.removeprefix("test_")
+
+    renamed = {guided(name): text for name, text in files.items()}
+    names = {junit_name(guided(w.file), w.function): unique[w.kept] for w in written}
     return renamed, names
 
 

@@ -2,8 +2,10 @@
 
 The suite sits in /workspace/eval as it does in the cleanroom, and /workspace/executable
 is the guard (assets/mutant_guard.py), which runs the program built from the current
-mutant. pytest runs as an unprivileged user, only on the tests that reach the mutant's
-line, and stops at the first failure. Rebuilds run as root in /src.
+mutant. pytest runs as the grading harness runs it (`harness.suite`): with isolation, as
+root with `eval/` sealed and each program call as its own uid (tfrun), else as the worker;
+only on the tests that reach the mutant's line, stopping at the first failure. Rebuilds
+run as root in /src.
 """
 
 from __future__ import annotations
@@ -17,22 +19,21 @@ from importlib import resources
 from pathlib import Path
 
 from taskfoundry.builders.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
-from taskfoundry.errors import TaskfoundryError
+from taskfoundry.errors import MutationError
+from taskfoundry.harness import scripts
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.mutation.models import MutantRecord, MutationConfig, Status
 from taskfoundry.mutation.operators import Mutant
 from taskfoundry.mutation.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
 from taskfoundry.mutation.select import Planned
+from taskfoundry.naming import junit_id
 from taskfoundry.sandbox.base import ExecResult, Sandbox
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 
-ROOT, TESTER = "0:0", "1000:1000"
+ROOT = "0:0"
 MARKS = "/tmp/tfm-marks"
 GUARD_SETTINGS = f"{MUTANT_DIR}/guard.json"
 _OUTCOME = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - .*)?$", re.M)
-
-
-class MutationError(TaskfoundryError):
-    """The analysis cannot run here (the reference does not rebuild, the suite cannot run)."""
 
 
 def node_id(junit: str, files: Iterable[str]) -> str:
@@ -47,15 +48,9 @@ def node_id(junit: str, files: Iterable[str]) -> str:
     raise MutationError(f"test {junit} is in no file of the suite")
 
 
-def junit_name(node: str) -> str:
-    path, _, rest = node.partition("::")
-    head, bracket, params = rest.partition("[")
-    return path.removesuffix(".py").replace("/", ".") + "." + head.replace("::", ".") + bracket + params
-
-
 class MutantWorker:
-    def __init__(self, box: Sandbox, plan: RebuildPlan, config: MutationConfig) -> None:
-        self.box, self.plan, self.config = box, plan, config
+    def __init__(self, box: Sandbox, plan: RebuildPlan, config: MutationConfig, harness: EvalConfig) -> None:
+        self.box, self.plan, self.config, self.harness = box, plan, config, harness
         self.files: set[str] = set()
         self.reference_sha: str | None = None
         self._originals: dict[str, bytes] = {}
@@ -76,7 +71,7 @@ class MutantWorker:
             "marks": MARKS,
         }
         self.box.put_file(json.dumps(settings).encode(), GUARD_SETTINGS)
-        self._root(f"chown -R 1000:1000 {WORKSPACE}", 120)
+        self._seal()
         install_runner(self.box)  # for the probes of guided generation
         res = self._build()
         self.reference_sha = parse_sha(res.text())
@@ -93,7 +88,7 @@ class MutantWorker:
             raise MutationError(
                 f"the suite does not run on the reference (pytest exit {code}): {res.text()[-1500:]}"
             )
-        return {junit_name(n) for _, n in _OUTCOME.findall(res.stdout.decode(errors="replace"))}
+        return {junit_id(n) for _, n in _OUTCOME.findall(res.stdout.decode(errors="replace"))}
 
     def run(self, planned: Planned) -> MutantRecord:
         m = planned.mutant
@@ -146,7 +141,7 @@ class MutantWorker:
             return "survived", None, ""
         failed = _OUTCOME.findall(res.stdout.decode(errors="replace"))
         if code == 1 and failed:
-            return "killed", junit_name(failed[0][1]), ""
+            return "killed", junit_id(failed[0][1]), ""
         return "error", None, f"pytest exit {code}: {res.text()[-600:]}"
 
     # in the container ---------------------------------------------------------------
@@ -161,10 +156,17 @@ class MutantWorker:
             ["sh", "-c", self.plan.script()], timeout=self.config.build_timeout, user=ROOT, workdir="/src"
         )
 
-    def _root(self, cmd: str, timeout: float) -> None:
-        res = self.box.exec(cmd, timeout=timeout, user=ROOT)
+    def _root(self, cmd: str, timeout: float, workdir: str | None = None) -> None:
+        res = self.box.exec(cmd, timeout=timeout, user=ROOT, workdir=workdir)
         if not res.ok:
             raise MutationError(f"`{cmd}` failed: {res.text()[-500:]}")
+
+    def _seal(self) -> None:
+        """The workspace as the harness leaves it before the suite runs (`scripts.seal_cmd`)."""
+        if self.harness.isolate:
+            self._root(scripts.seal_cmd(True, self.harness.user), 120, workdir=WORKSPACE)
+        else:  # the worker runs pytest and the program, and writes in the workspace
+            self._root(f"chown -R {self.harness.user} {WORKSPACE}", 120)
 
     def _pytest(self, tests: list[str], first_failure: bool) -> tuple[ExecResult, list[str]]:
         cfg = self.config
@@ -189,7 +191,12 @@ class MutantWorker:
             f"rm -f {MARKS}/*; TF_TIMEOUT={cfg.program_timeout + 10:g} {quoted} > /tmp/tfm-out 2>&1; "
             f'echo "tfm-exit $?"; cat /tmp/tfm-out | tail -c 200000; echo; ls {MARKS} | sed "s/^/tfm-mark /"'
         )
-        res = self.box.exec(script, timeout=len(tests) * per_test + 120, user=TESTER, workdir=WORKSPACE)
+        env = dict(scripts.TEST_ENV)
+        if self.harness.isolate:  # tfrun drops each program call to this uid
+            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid)}
+        user = ROOT if self.harness.isolate else self.harness.user
+        timeout = len(tests) * per_test + 120
+        res = self.box.exec(script, timeout=timeout, env=env, user=user, workdir=WORKSPACE)
         marks = re.findall(r"^tfm-mark (\w+)$", res.stdout.decode(errors="replace"), re.M)
         return res, marks
 

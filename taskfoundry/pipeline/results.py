@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.assets import AssetReport
-from taskfoundry.cleanroom.leakscan import LeakReport
+from taskfoundry.cleanroom.reports import AssetReport, LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
 from taskfoundry.mutation.models import MutationReport
+
+
+@dataclass(frozen=True)
+class Outside:
+    """What a stage result points at outside itself: a cached result whose image or directory
+    is gone since (`docker rmi`, a deleted work dir) cannot be trusted, the stage runs again."""
+
+    images: tuple[str, ...] = ()
+    dirs: tuple[Path, ...] = ()
 
 
 class SourceResult(BaseModel):
@@ -33,6 +42,14 @@ class BuildStage(BaseModel):
     log: Path
     toolchain_image: str = Field("", description="base + the recipe's packages (the base when none)")
 
+    def outside(self) -> Outside:
+        return Outside(images=(self.image, self.base_image, self.runtime_image))
+
+    @property
+    def program(self) -> str:
+        """The program's name (what its docs call it)."""
+        return Path(self.recipe.executable).name
+
     @property
     def runtime_image(self) -> str:
         """What the cleanroom starts from: the toolchain layer, so the program's runtime
@@ -47,6 +64,9 @@ class CleanroomStage(BaseModel):
     leak: LeakReport
     assets: AssetReport = Field(default_factory=AssetReport, description="test assets kept, dropped")
 
+    def outside(self) -> Outside:
+        return Outside(images=(self.image,))
+
 
 class GenerateStage(BaseModel):
     branch: str
@@ -58,6 +78,9 @@ class GenerateStage(BaseModel):
     coverage: CoverageReport
     per_test_lines: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
     explorer_seconds: float = 0.0
+
+    def outside(self) -> Outside:
+        return Outside(dirs=(self.suite / "eval" / "tests",))
 
 
 class LintStage(BaseModel):
@@ -73,12 +96,4 @@ class FilterStage(BaseModel):
     dummy_pass_rate: float
     coverage: CoverageReport
     branch_error: str | None = None  # set when infrastructure failed: the branch is marked
-
-
-class MutationStage(BaseModel):
-    """The mutation report, and the suite to package: the generated one, or it with the tests
-    mutation-guided generation added (then `gen` and `filt` describe the larger suite)."""
-
-    report: MutationReport
-    gen: GenerateStage
-    filt: FilterStage
+    mutation: MutationReport | None = None  # set by the mutation stage (None: not analysed)

@@ -1,5 +1,6 @@
-"""mutation_stage: the kept suite against mutants of the reference (after filter, before package),
-then, when asked, mutation-guided generation: tests that kill survivors join the suite."""
+"""The mutation stage (the program kind's `strengthen`): the kept suite against mutants of the
+reference, then, when asked, mutation-guided generation: tests that kill survivors join the
+suite. It hands on the suite to package and the filter's verdict with the report in it."""
 
 from __future__ import annotations
 
@@ -7,29 +8,42 @@ import logging
 import time
 
 import docker
+from pydantic import Field
 
-from taskfoundry.config import Config
-from taskfoundry.errors import SandboxError, StageError
+from taskfoundry.errors import FilterError, MutationError, SandboxError
+from taskfoundry.kinds.program.filter import FilterSettings, filter_stage
+from taskfoundry.kinds.program.generate import go_module, write_suite
+from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.mutation import guided as g
 from taskfoundry.mutation.analyze import analyze, run_planned
-from taskfoundry.mutation.models import GuidedSummary, MutationReport
+from taskfoundry.mutation.models import GuidedSummary, MutationConfig, MutationReport
 from taskfoundry.mutation.rebuild import rebuild_plan
 from taskfoundry.mutation.select import Planned, tests_by_line
-from taskfoundry.mutation.worker import MutationError
-from taskfoundry.pipeline import stages
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
     FilterStage,
     GenerateStage,
-    MutationStage,
+    LintStage,
     SourceResult,
 )
+from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
 from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.testgen.explorer import ExplorerConfig
 from taskfoundry.testgen.thirdparty import third_party_prefixes
 
 log = logging.getLogger(__name__)
+Strengthened = tuple[GenerateStage, FilterStage]
+
+
+class MutationSettings(StageSettings):
+    """The mutation stage's section: the analysis, the explorer it runs again for guided
+    generation, and the filter (with the grading harness) the new tests and the mutants go through."""
+
+    mutation: MutationConfig = Field(default_factory=MutationConfig)
+    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
+    filter: FilterSettings = Field(default_factory=FilterSettings)
 
 
 def mutation_stage(
@@ -37,36 +51,40 @@ def mutation_stage(
     build: BuildStage,
     clean: CleanroomStage,
     gen: GenerateStage,
+    lint: LintStage,
     filt: FilterStage,
-    config: Config,
+    settings: MutationSettings,
     client: docker.DockerClient,
-) -> MutationStage:
+) -> Strengthened:
     """A task the analysis cannot run on gets a report that says why (`skipped`), not a
-    failed build; a failing Docker engine fails the stage."""
-    cfg = config.mutation
+    failed build; a failing Docker engine (SandboxError) fails the stage."""
+    cfg = settings.mutation
     meta = {"budget": cfg.budget, "seed": cfg.seed}
     skipped = f"the branch is marked: {filt.branch_error}" if filt.branch_error else None
     if not filt.kept:
         skipped = skipped or "no kept tests"
     if skipped:
-        return MutationStage(report=MutationReport(skipped=skipped, **meta), gen=gen, filt=filt)
+        return gen, _with(filt, MutationReport(skipped=skipped, **meta))
+    harness = settings.filter.harness
     try:
-        report = analyze(build.image, build.recipe, src.path, gen.suite, filt.kept, gen.per_test_lines, cfg)
+        report = analyze(
+            build.image, build.recipe, src.path, gen.suite, filt.kept, gen.per_test_lines, cfg, harness
+        )
     except MutationError as exc:
         log.warning("%s: no mutation analysis: %s", src.task_id, exc)
-        return MutationStage(report=MutationReport(skipped=str(exc), **meta), gen=gen, filt=filt)
-    except SandboxError as exc:
-        raise StageError("mutation", f"infrastructure failure: {exc}") from exc
+        return gen, _with(filt, MutationReport(skipped=str(exc), **meta))
     if not (cfg.guided and report.survived):
-        return MutationStage(report=report, gen=gen, filt=filt)
+        return gen, _with(filt, report)
     try:
-        return strengthen(src, build, clean, gen, filt, report, config, client)
+        return strengthen(src, build, clean, gen, filt, report, settings, client)
     except MutationError as exc:  # the first analysis stands; say why nothing was added
         log.warning("%s: no guided generation: %s", src.task_id, exc)
         failed = GuidedSummary(score_before=report.score, survived_before=report.survived, error=str(exc))
-        return MutationStage(report=report.model_copy(update={"guided": failed}), gen=gen, filt=filt)
-    except SandboxError as exc:
-        raise StageError("mutation", f"infrastructure failure in guided generation: {exc}") from exc
+        return gen, _with(filt, report.model_copy(update={"guided": failed}))
+
+
+def _with(filt: FilterStage, report: MutationReport) -> FilterStage:
+    return filt.model_copy(update={"mutation": report})
 
 
 def strengthen(
@@ -76,34 +94,37 @@ def strengthen(
     gen: GenerateStage,
     filt: FilterStage,
     report: MutationReport,
-    config: Config,
+    settings: MutationSettings,
     client: docker.DockerClient,
-) -> MutationStage:
+) -> Strengthened:
     """Tests that kill survivors, linted and filtered like any other, added to the suite;
     the survivors analysed again with them."""
-    cfg, start = config.mutation, time.monotonic()
+    cfg, harness, start = settings.mutation, settings.filter.harness, time.monotonic()
     summary = GuidedSummary(score_before=report.score, survived_before=report.survived)
     mutants = g.survivors_of(report.records, src.path)
     targets = {(m.file, m.line) for m in mutants}
-    candidates, summary.probes_run = _candidates(src, build, config, targets, client)
+    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
     summary.candidates = len(candidates)
     deadline = start + cfg.max_seconds
     rebuild = rebuild_plan(build.recipe)
     found = (
-        g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, deadline) if candidates else {}
+        g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, harness, deadline)
+        if candidates
+        else {}
     )
     summary.killers = len(found)
     if not found:
         summary.seconds = round(time.monotonic() - start, 2)
-        return MutationStage(report=report.model_copy(update={"guided": summary}), gen=gen, filt=filt)
-    files, probes = g.guided_tests(found, stages.program_name(build), config.explorer.seed)
+        return gen, _with(filt, report.model_copy(update={"guided": summary}))
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
     lines = {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
-    new_kept, new_dropped = _lint_and_filter(src, gen, clean, files, lines, config, client)
+    new_kept, new_dropped = _lint_and_filter(src, gen, clean, files, lines, settings, client)
     summary.tests_added, summary.tests_dropped = len(new_kept), len(new_dropped)
-    gen2, filt2 = _merged(src, gen, filt, files, lines, new_kept, new_dropped, config)
+    gen2, filt2 = _merged(src, gen, filt, files, lines, new_kept, new_dropped, settings)
     by_line = tests_by_line(new_kept, lines)
     planned = [Planned(m, tuple(by_line.get(m.file, {}).get(m.line, ()))) for m in mutants]
-    again = run_planned(build.image, rebuild, gen2.suite, [p for p in planned if p.tests], cfg, deadline)
+    todo = [p for p in planned if p.tests]
+    again = run_planned(build.image, rebuild, gen2.suite, todo, cfg, harness, deadline)
     redone = {r.id: r for r in again.records}
     records = [redone.get(r.id, r) for r in report.records]
     summary.killed = sum(r.status == "killed" for r in again.records)
@@ -118,27 +139,31 @@ def strengthen(
         seconds=round(report.seconds + summary.seconds, 2),
         guided=summary,
     )
-    return MutationStage(report=final, gen=gen2, filt=filt2)
+    return gen2, _with(filt2, final)
 
 
 def _candidates(
-    src: SourceResult, build: BuildStage, config: Config, targets: set[g.Target], client: docker.DockerClient
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    settings: MutationSettings,
+    targets: set[g.Target],
+    client: docker.DockerClient,
 ) -> tuple[list[g.Kept], int]:
     """Probes that reach the survivors' lines: the explorer again, with the next seed."""
-    cfg = config.mutation
-    explore = config.explorer.model_copy(
-        update={"seed": config.explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
+    cfg, explorer = settings.mutation, settings.explorer
+    explore = explorer.model_copy(
+        update={"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
     )
     job = g.coverage_job(
-        build.recipe.coverage,
-        stages.go_module(src.path),
-        third_party_prefixes(src.path),
-        config.explorer.probe_timeout,
+        build.recipe.coverage, go_module(src.path), third_party_prefixes(src.path), explorer.probe_timeout
     )
-    names = {stages.program_name(build), "executable"}
-    log_path = config.work_dir / "generate" / src.task_id / "guided-probes.jsonl"
-    with DockerSandbox(build.image, stages.PROBE_LIMITS, client=client) as box:
-        return g.candidate_probes(box, src.path, names, job, explore, targets, cfg.guided_per_line, log_path)
+    names = {build.program, "executable"}
+    log_path = settings.names(src).generate_dir / "guided-probes.jsonl"
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        return g.candidate_probes(
+            box, src.path, names, clean.usage, job, explore, targets, cfg.guided_per_line, log_path
+        )
 
 
 def _lint_and_filter(
@@ -147,19 +172,19 @@ def _lint_and_filter(
     clean: CleanroomStage,
     files: dict[str, str],
     lines: dict[str, dict[str, list[int]]],
-    config: Config,
+    settings: MutationSettings,
     client: docker.DockerClient,
 ) -> tuple[list[str], dict[str, list[DropRecord]]]:
     """The new tests through the same linter and filter as the generated ones, on their own."""
-    suite = config.work_dir / "suites" / src.task_id / f"{gen.branch}-mutants"
-    stages.write_suite(suite, files)
+    suite = settings.names(src).suite_dir(f"{gen.branch}-mutants")
+    write_suite(suite, files)
     alone = gen.model_copy(
         update={"suite": suite, "tests": list(lines), "generated": len(lines), "per_test_lines": lines}
     )
-    lint = stages.lint_stage(alone)
+    lint = lint_stage(alone)
     try:
-        filt = stages.filter_stage(alone, lint, clean, config, client)
-    except StageError as exc:  # a kept test failed the final gold run: add none of them
+        filt = filter_stage(alone, lint, clean, settings.filter, client)
+    except FilterError as exc:  # a kept test failed the final gold run: add none of them
         log.warning("%s: guided tests not added: %s", src.task_id, exc)
         return [], {}
     if filt.branch_error:
@@ -175,12 +200,12 @@ def _merged(
     lines: dict[str, dict[str, list[int]]],
     kept: list[str],
     dropped: dict[str, list[DropRecord]],
-    config: Config,
+    settings: MutationSettings,
 ) -> tuple[GenerateStage, FilterStage]:
     """The suite with the guided tests, as the generate and filter stages would describe it."""
-    suite = config.work_dir / "suites" / src.task_id / f"{gen.branch}-guided"
+    suite = settings.names(src).suite_dir(f"{gen.branch}-guided")
     old = {p.name: p.read_text() for p in sorted((gen.suite / "eval" / "tests").glob("test_*.py"))}
-    stages.write_suite(suite, {**old, **files})
+    write_suite(suite, {**old, **files})
     per_test = {**gen.per_test_lines, **lines}
     gen2 = gen.model_copy(
         update={
