@@ -249,8 +249,8 @@ class FakeProgramKind:
     ) -> Any:
         return _record("mutation", (suite, verdict))
 
-    def package(self, *args: Any) -> Path:
-        return _record("package", Path("task"))
+    def package(self, *args: Any) -> list[Path]:
+        return _record("package", [Path("task")])
 
 
 def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
