@@ -112,3 +112,13 @@ def test_kind_packages_import_nothing() -> None:
     graph = import_graph()
     for package in ("taskfoundry.kinds", *(f"taskfoundry.kinds.{k}" for k in KINDS), "taskfoundry.pipeline"):
         assert graph[package] == frozenset(), package
+
+
+@pytest.mark.parametrize("module", ["taskfoundry.kinds.base", "taskfoundry.flows.build"])
+def test_the_seam_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    """No import cycle through a package's __init__ (evaluate/__init__ -> evaluate.run -> the seam)."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-1500:]

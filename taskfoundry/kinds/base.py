@@ -12,17 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, TypeVar
 
 import docker
 from pydantic import BaseModel
 
 from taskfoundry.config import Config
 from taskfoundry.errors import KindNotBuilt
-from taskfoundry.evaluate.models import EvaluationResult
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.registry import load_kind
 from taskfoundry.pipeline.results import BuildStage, SourceResult
+
+if TYPE_CHECKING:  # at run time, importing `evaluate` here would run evaluate/__init__.py,
+    # whose evaluate.run imports this module: `import taskfoundry.flows.build` first failed
+    from taskfoundry.evaluate.models import EvaluationResult
 
 Part = Literal["start_state", "generate", "review", "validate", "strengthen"]
 PARTS: tuple[Part, ...] = ("start_state", "generate", "review", "validate", "strengthen")
