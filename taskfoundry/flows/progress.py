@@ -15,7 +15,7 @@ from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-STAGES = ("source", "build", "cleanroom", "generate", "lint", "filter", "package")
+STAGES = ("source", "build", "cleanroom", "generate", "lint", "filter", "mutation", "package")
 
 
 class ProgressSink(Protocol):
