@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
+from taskfoundry.catalog.cli import release_group, tasks_command
 from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError, TaskfoundryError
@@ -287,3 +288,5 @@ def show(task_dir: Path) -> None:
 main.add_command(lint)
 main.add_command(eval_command)
 main.add_command(audit_command)
+main.add_command(tasks_command)
+main.add_command(release_group)

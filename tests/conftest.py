@@ -61,6 +61,45 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session")
+def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """The csvq example built once for the session through the real CLI: its task directory.
+    Tests that change a task work on a copy."""
+    from click.testing import CliRunner
+
+    from taskfoundry.cli import main
+
+    out = tmp_path_factory.mktemp("out")
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
+    )
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    (task_dir,) = (out / "tasks").iterdir()
+    return task_dir
+
+
+def reference_submission(task_dir: Path, source: Path, dest: Path) -> Path:
+    """The task's reference submission: its own solution.tar.gz where it has one, else the
+    source tree with the task's build.sh as compile.sh."""
+    import io
+    import tarfile
+
+    if (task_dir / "solution.tar.gz").is_file():
+        return task_dir / "solution.tar.gz"
+    files = {
+        p.relative_to(source).as_posix(): p.read_bytes() for p in sorted(source.rglob("*")) if p.is_file()
+    }
+    files["compile.sh"] = (task_dir / "build.sh").read_bytes()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(dest, "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o755 if name.endswith(".sh") else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return dest
+
+
 def make_repo(path: Path, files: dict[str, str]) -> Path:
     """A tiny committed git repository: a fixture builder, not a large fixture."""
     import subprocess

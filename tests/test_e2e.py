@@ -22,17 +22,6 @@ from conftest import EXAMPLES
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
-@pytest.fixture(scope="session")
-def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    out = tmp_path_factory.mktemp("out")
-    result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
-    )
-    assert result.exit_code == 0, result.output + repr(result.exception)
-    (task_dir,) = (out / "tasks").iterdir()
-    return task_dir
-
-
 def _suite(task_dir: Path, dest: Path) -> Path:
     (tarball,) = (task_dir / "tests").glob("*.tar.gz")
     with tarfile.open(tarball) as tar:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from taskfoundry.cli import main
 from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_task, load_task
 from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.evaluate.sandbox import LABEL
@@ -47,14 +46,8 @@ FAIL_EXE = "printf '#!/bin/sh\\nexit 1\\n' > executable && chmod +x executable"
 
 
 @pytest.fixture(scope="module")
-def spec(prefect_harness, base_image, tmp_path_factory) -> TaskSpec:  # type: ignore[no-untyped-def]
-    out = tmp_path_factory.mktemp("eval-out")
-    result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
-    )
-    assert result.exit_code == 0, result.output + repr(result.exception)
-    (task_dir,) = (out / "tasks").iterdir()
-    return load_task(task_dir)
+def spec(csvq_task: Path) -> TaskSpec:
+    return load_task(csvq_task)  # the session's csvq build (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
