@@ -61,6 +61,9 @@ def test_filters_each_return_a_catalog(out: Path) -> None:
     assert len(cat.filter(language="cobol")) == 0
     # dates cut on released (else created); before is strict, after inclusive
     assert cat.filter(released_before=date(2024, 12, 31)).ids() == ["acme__alpha.aaaaaaa"]
+    assert cat.filter(released_before="2024-12-31").ids() == ["acme__alpha.aaaaaaa"]
+    with pytest.raises(ConfigError, match="not an ISO date: 'soon'"):
+        cat.filter(released_after="soon")
     after = cat.filter(released_after=datetime(2025, 6, 1, tzinfo=UTC)).ids()
     assert after == ["acme__gamma.ccccccc", "zeta__delta.ddddddd"]  # the naive date is read as UTC
     assert cat.limit(2).ids() == cat.ids()[:2] and len(cat.limit(0)) == 0

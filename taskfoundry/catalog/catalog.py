@@ -42,8 +42,13 @@ class LoadError(BaseModel):
     message: str
 
 
-def _moment(value: date | datetime) -> datetime:
-    """A cut-off as an aware datetime: a plain date is its midnight, UTC."""
+def _moment(value: str | date | datetime) -> datetime:
+    """A cut-off as an aware datetime: ISO text is parsed, a plain date is its midnight, UTC."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise ConfigError(f"not an ISO date: {value!r}") from exc
     moment = value if isinstance(value, datetime) else datetime.combine(value, time.min)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
@@ -74,11 +79,12 @@ class Catalog:
     @classmethod
     def _from_folder(cls, path: Path) -> Catalog:
         tasks = path / "tasks" if (path / "tasks").is_dir() else path
+        home = tasks.parent if tasks.name == "tasks" else tasks  # release dates: <out>/index.json
         errors: list[LoadError] = []
-        try:  # release dates live in <out>/index.json, beside tasks/
-            released = {k: e.released_at for k, e in load_index(tasks.parent).tasks.items()}
+        try:
+            released = {k: e.released_at for k, e in load_index(home).tasks.items()}
         except ConfigError as exc:
-            errors.append(LoadError(path=str(tasks.parent / "index.json"), message=str(exc)))
+            errors.append(LoadError(path=str(home / "index.json"), message=str(exc)))
             released = {}
         records = []
         for task_dir in sorted(p for p in tasks.iterdir() if p.is_dir() and not p.name.startswith(".")):
@@ -145,8 +151,8 @@ class Catalog:
         difficulty: Match = None,
         kind: Match = None,
         ids: Match = None,
-        released_before: date | datetime | None = None,
-        released_after: date | datetime | None = None,
+        released_before: str | date | datetime | None = None,
+        released_after: str | date | datetime | None = None,
     ) -> Catalog:
         """The tasks matching every criterion given. A string or a collection of strings
         matches any of them; dates cut on the release date (else the creation date):

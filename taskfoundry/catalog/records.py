@@ -2,7 +2,7 @@
 
 A record holds what a harness filters and reports on: ids, kind, language, difficulty,
 source and commit, dates, image names, test counts and the task's stats. It is read
-from `task.yaml` + `tests.json` through the evaluator's own `load_task`, so a task the
+from `task.yaml` + `tests.json` with the evaluator's models and checks, so a task the
 catalog lists is a task the evaluator can load.
 """
 
@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from taskfoundry.errors import ConfigError
-from taskfoundry.evaluate.task import load_task
-from taskfoundry.models import TaskStats
+from taskfoundry.evaluate.task import TaskSpec
+from taskfoundry.models import TaskStats, TaskYaml, TestsJson, load_json_model
 
 RECORD_SCHEMA_VERSION = 1
 DEFAULT_KIND = "program"  # task.yaml files written before `kind:` existed are program tasks
@@ -65,18 +65,32 @@ class TaskRecord(BaseModel):
         return found if found and found.is_file() else None
 
 
-def _extras(task_yaml: Path) -> dict[str, Any]:
-    """Fields newer than this reader's TaskYaml (kind, stats.mutation_score): read raw."""
-    data = yaml.safe_load(task_yaml.read_text())
-    stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
-    return {"kind": data.get("kind") or DEFAULT_KIND, "mutation_score": stats.get("mutation_score")}
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: a catalog reads thousands
+
+
+def load_spec(task_dir: Path) -> tuple[TaskSpec, dict[str, Any]]:
+    """The task as the evaluator's `load_task` reads it (same models, same id check), plus the
+    raw task.yaml: fields newer than this TaskYaml (kind, stats.mutation_score) are read there.
+    ConfigError naming the file when anything is malformed."""
+    path = task_dir / "task.yaml"
+    try:
+        data = yaml.load(path.read_text(), Loader=_LOADER)
+        task = TaskYaml.model_validate(data)
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    tests = load_json_model(task_dir / "tests.json", TestsJson)
+    if task.task_id != task_dir.name:
+        raise ConfigError(f"{task_dir}: task_id {task.task_id!r} is not the directory's name")
+    return TaskSpec(task_dir=task_dir, task=task, tests=tests), data
 
 
 def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskRecord:
     """The record of one task directory; ConfigError naming the file when it is malformed."""
-    spec = load_task(task_dir)
+    spec, data = load_spec(task_dir)
+    stats = data.get("stats")
+    stats = stats if isinstance(stats, dict) else {}
+    extras = {"kind": data.get("kind") or DEFAULT_KIND, "mutation_score": stats.get("mutation_score")}
     task = spec.task
-    extras = _extras(task_dir / "task.yaml")
     try:
         return TaskRecord(
             task_id=task.task_id,
