@@ -16,7 +16,14 @@ from pathlib import Path
 
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.pipeline import stages
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.filter import filter_stage
+from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.lint import lint_stage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,14 +32,14 @@ DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")
 
 def measure(source: str, config: Config) -> str:
     client = docker_client()
-    src = stages.source_stage(source, config)
-    build = stages.build_stage(src, config, client)
-    clean = stages.cleanroom_stage(src, build, config, client)
+    src = source_stage(source, config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), client)
+    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
     start = time.monotonic()
-    gen = stages.generate_stage(src, build, config, client)
+    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
     gen_secs = time.monotonic() - start
-    lint = stages.lint_stage(gen)
-    filt = stages.filter_stage(gen, lint, clean, config, client)
+    lint = lint_stage(gen)
+    filt = filter_stage(gen, lint, clean, program_sections.for_filter(config), client)
     reasons = Counter(r.id for records in filt.dropped.values() for r in records)
     drops = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
     return (

@@ -17,8 +17,13 @@ from pathlib import Path
 
 from taskfoundry.config import Config
 from taskfoundry.filtering.dummies import render_dummy
-from taskfoundry.filtering.filter import run_filter
-from taskfoundry.pipeline import stages
+from taskfoundry.filtering.filter import Grader, run_filter
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
@@ -63,15 +68,16 @@ def main() -> None:
     args = parser.parse_args()
     client = docker_client()
     config = Config(out=args.out)
-    src = stages.source_stage(str(ROOT / "examples" / "csvq"), config)
-    build = stages.build_stage(src, config, client)
-    clean = stages.cleanroom_stage(src, build, config, client)
-    gen = stages.generate_stage(src, build, config, client)
+    src = source_stage(str(ROOT / "examples" / "csvq"), config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), client)
+    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
+    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
     suite = args.out / "big-suite"
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")
     start = time.monotonic()
-    result = run_filter(client, clean.image, suite, names, usage, config.filter)
+    grader = Grader.load(client, clean.image, suite, config.eval)
+    result = run_filter(grader, names, usage, config.filter)
     filter_secs = time.monotonic() - start
     dummies = [render_dummy(d, usage) for d in config.filter.dummies]
     hand_secs = by_hand(client, clean.image, suite, [None] * config.filter.gold_runs + dummies)

@@ -15,8 +15,12 @@ from pathlib import Path
 
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.pipeline import stages
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import CleanroomStage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
 DEFAULT = ["debian:hello", "debian:figlet", "crate:jsonxf", "pypi:cowsay"]
@@ -37,9 +41,9 @@ def usage_present(clean: CleanroomStage) -> str:
 
 def measure(source: str, config: Config) -> str:
     client = docker_client()
-    src = stages.source_stage(source, config)
-    build = stages.build_stage(src, config, client)
-    clean = stages.cleanroom_stage(src, build, config, client)
+    src = source_stage(source, config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), client)
+    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
     leak = clean.leak
     found = "; ".join(f"{f.kind} {f.path}" for f in leak.findings)
     findings = f"{len(leak.findings)}" + (f": {found}" if found else "")

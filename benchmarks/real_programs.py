@@ -24,6 +24,7 @@ from taskfoundry.builders.agent import resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, GOLD_DONE, BuildResult, run_build
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.images.base import BaseImageConfig, ensure_base_image
+from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 from taskfoundry.sources import Checkout, resolve_source
 from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_probes
@@ -64,8 +65,8 @@ class Row:
     reason: str = ""
 
 
-def remove_build_images(client: Any, co: Checkout) -> None:
-    prefix = f"{NAMESPACE}/build-{co.owner}_1776_{co.repo}:"
+def remove_build_images(client: Any, names: TaskNames) -> None:
+    prefix = f"{names.build_repo}:"
     for image in client.images.list():
         if any(tag.startswith(prefix) for tag in image.tags):
             client.images.remove(image.id, force=True)
@@ -96,21 +97,22 @@ def run_gold(client: Any, image: str) -> str:
     return "ok" if not res.timed_out else "hangs"
 
 
-def bench(source: str, work: Path, client: Any, base: str) -> Row:
+def bench(source: str, out: Path, client: Any, base: str) -> Row:
     row = Row(source)
     try:
-        co = resolve_source(source, work)
+        co = resolve_source(source, work_dir(out))
+        names = TaskNames.of(co, NAMESPACE, out)
         row.version = co.upstream.version if co.upstream else co.commit[:7]
-        recipe = resolve_recipe(co, None, base, client, work)
+        recipe = resolve_recipe(co, None, base, client, names)
         row.kind, row.language = recipe.kind, recipe.language
-        remove_build_images(client, co)
+        remove_build_images(client, names)
         start = time.monotonic()
-        res = run_build(co, recipe, base, work, client, NAMESPACE)
+        res = run_build(co, recipe, base, names, client)
         row.cold_s = time.monotonic() - start
     except TaskfoundryError as exc:
         return _failed(row, exc)
     start = time.monotonic()
-    run_build(co, recipe, base, work, client, NAMESPACE)
+    run_build(co, recipe, base, names, client)
     row.warm_s = time.monotonic() - start
     row.gold, row.coverage = run_gold(client, res.image), "ok"
     image = client.images.get(res.image)

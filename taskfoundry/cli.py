@@ -16,6 +16,7 @@ from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
+from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
 
 CONFIG_OPTION = click.option(
@@ -76,6 +77,12 @@ def build_flags(seed: int | None, max_probes: int | None, resume: bool | None) -
 @click.option("--max-probes", type=int, default=None, help="explorer probe budget")
 @click.option("--executable", default=None, help="which built program is the task's")
 @click.option(
+    "--kind",
+    type=click.Choice(list(KINDS)),
+    default=None,
+    help="task kind: program (ProgramBench), function, feature [program]",
+)
+@click.option(
     "--resume/--fresh",
     default=None,
     help="reuse the stage results of an earlier run of the same inputs [resume]",
@@ -88,6 +95,7 @@ def build(
     seed: int | None,
     max_probes: int | None,
     executable: str | None,
+    kind: str | None,
     resume: bool | None,
     show: bool,
 ) -> None:
@@ -100,8 +108,9 @@ def build(
 
     try:
         config = make_config(
-            config_file, out=out, executable=executable, **build_flags(seed, max_probes, resume)
+            config_file, out=out, executable=executable, kind=kind, **build_flags(seed, max_probes, resume)
         )
+        load_kind(config.kind)  # a kind not built yet fails here, before a flow starts
         with shown_progress(show):
             task_dir = build_flow(source, config)
     except TaskfoundryError as exc:
@@ -288,5 +297,13 @@ def show(task_dir: Path) -> None:
 main.add_command(lint)
 main.add_command(eval_command)
 main.add_command(audit_command)
-main.add_command(tasks_command)
+
+
+def _publish_catalog(path: Path) -> str:
+    from taskfoundry.flows.dashboard import publish_catalog_flow
+
+    return publish_catalog_flow(path)
+
+
+main.add_command(tasks_command(_publish_catalog))
 main.add_command(release_group)

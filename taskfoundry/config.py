@@ -1,21 +1,71 @@
-"""One config for a whole run: defaults, then a YAML file, then CLI flags (merged once, in the CLI)."""
+"""One config for a whole run: defaults, then a YAML file, then CLI flags (merged once, in the CLI).
+
+Each component defines its own section; the orchestration section (how flows run) is
+defined here, not in `flows/`, so the core never imports the orchestration layer.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
 from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
-from taskfoundry.flows.options import OrchestrationConfig
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
+from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
+from taskfoundry.naming import tasks_dir, work_dir
 from taskfoundry.sources.registry import SourceConfig
 from taskfoundry.testgen.agent_support import AgentGenConfig
 from taskfoundry.testgen.explorer import ExplorerConfig
+
+
+class RefreshConfig(BaseModel):
+    """Where `taskfoundry refresh` finds candidates, and when `taskfoundry serve` runs it."""
+
+    model_config = {"extra": "forbid"}
+
+    catalog: Path | None = Field(None, description="YAML list of sources (with optional overrides)")
+    sources: list[str] = Field(
+        default_factory=list,
+        description="more candidates, any SOURCE string (path, git URL, debian:PKG, crate:NAME, pypi:NAME)",
+    )
+    cron: str = Field("0 3 * * *", description="cron schedule of the served refresh deployment")
+    timezone: str = Field("UTC", description="time zone of the cron schedule")
+
+
+class OrchestrationConfig(BaseModel):
+    """How flows run: limits shared by every run on one Prefect server, budgets, resume."""
+
+    model_config = {"extra": "forbid"}
+
+    concurrency: int = Field(2, ge=1, description="sources built at once by build-many and refresh")
+    docker_builds: int = Field(
+        2, ge=1, description="slots of the global concurrency limit on Docker image builds"
+    )
+    model_calls: int = Field(
+        4, ge=1, description="slots of the global concurrency limit on model-driven generation"
+    )
+    max_failures: float | None = Field(
+        None,
+        ge=0,
+        description="failure budget of a batch: a fraction of its sources (< 1) or a count (>= 1); "
+        "the run ends early once more fail; None: no budget",
+    )
+    dask_address: str | None = Field(
+        None,
+        description="run a batch's sources on this Dask scheduler (needs prefect-dask); "
+        "None: threads in this process",
+    )
+    resume: bool = Field(
+        True, description="reuse persisted stage results (cache key: inputs + task source + version)"
+    )
+    refresh: RefreshConfig = Field(default_factory=RefreshConfig)
 
 
 class Config(BaseModel):
@@ -29,22 +79,34 @@ class Config(BaseModel):
     recipe: RecipeFile | None = Field(
         None, description="recipe fields that override the repository's taskfoundry.yaml and detection"
     )
+    kind: str = Field(DEFAULT_KIND, description="task kind: program, function or feature (taskfoundry.kinds)")
     generator: str = Field("explorer", description="test generator: explorer (no key) or agent")
     sources: SourceConfig = Field(default_factory=SourceConfig)
     build_agent: BuildAgentConfig = Field(default_factory=BuildAgentConfig)
     base: BaseImageConfig = Field(default_factory=BaseImageConfig)
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
+    eval: EvalConfig = Field(
+        default_factory=EvalConfig, description="the grading harness: used by the filter and `eval`"
+    )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, name: str) -> str:
+        try:
+            return check_name(name)
+        except ConfigError as exc:  # pydantic reports a ValueError with the field's name
+            raise ValueError(exc.message) from exc
+
     @property
     def tasks_dir(self) -> Path:
-        return self.out / "tasks"
+        return tasks_dir(self.out)
 
     @property
     def work_dir(self) -> Path:
-        return self.out / "work"
+        return work_dir(self.out)
 
 
 def load_config(path: Path | None, overrides: dict[str, object] | None = None) -> Config:

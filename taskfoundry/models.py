@@ -59,6 +59,7 @@ class TaskYaml(BaseModel):
     language: str
     difficulty: Literal["easy", "medium", "hard"]
     eval_clean_hashes: list[str]
+    kind: str = Field("program", description="task kind (taskfoundry.kinds); absent in older tasks")
     schema_version: int = SCHEMA_VERSION
     task_id: str
     difficulty_score: float

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry.agent import AgentTask
+from taskfoundry.agent.prompts import load_template
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -62,42 +65,24 @@ def prefect_harness() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def csvq_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    """The csvq example built once for the session through the real CLI: its task directory.
-    Tests that change a task work on a copy."""
+def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """`example_task(name)`: examples/<name> built once per session (--max-probes 200); its task dir."""
     from click.testing import CliRunner
 
     from taskfoundry.cli import main
 
-    out = tmp_path_factory.mktemp("out")
-    result = CliRunner().invoke(
-        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), "--max-probes", "200"]
-    )
-    assert result.exit_code == 0, result.output + repr(result.exception)
-    (task_dir,) = (out / "tasks").iterdir()
-    return task_dir
+    built: dict[str, Path] = {}
 
+    def build(name: str) -> Path:
+        if name not in built:
+            out = tmp_path_factory.mktemp(f"example-{name}")
+            args = ["build", str(EXAMPLES / name), "--out", str(out), "--max-probes", "200"]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output + repr(result.exception)
+            (built[name],) = (out / "tasks").iterdir()
+        return built[name]
 
-def reference_submission(task_dir: Path, source: Path, dest: Path) -> Path:
-    """The task's reference submission: its own solution.tar.gz where it has one, else the
-    source tree with the task's build.sh as compile.sh."""
-    import io
-    import tarfile
-
-    if (task_dir / "solution.tar.gz").is_file():
-        return task_dir / "solution.tar.gz"
-    files = {
-        p.relative_to(source).as_posix(): p.read_bytes() for p in sorted(source.rglob("*")) if p.is_file()
-    }
-    files["compile.sh"] = (task_dir / "build.sh").read_bytes()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(dest, "w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = 0o755 if name.endswith(".sh") else 0o644
-            tar.addfile(info, io.BytesIO(data))
-    return dest
+    return build
 
 
 def make_repo(path: Path, files: dict[str, str]) -> Path:
@@ -118,3 +103,15 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=path, check=True, env=env)
     return path
+
+
+def make_test_task(workdir: str = "/work") -> AgentTask:
+    """An agent task that asks for pytest files in /work/tests, with the test generator's prompts."""
+    return AgentTask(
+        workdir=workdir,
+        output_dir="/work/tests",
+        outputs=["test_*.py", "*_test.py"],
+        system=load_template("taskfoundry.testgen", "system.md"),
+        prompt=load_template("taskfoundry.testgen", "task.md"),
+        variables={"executable": "/work/prog", "tests_dir": "/work/tests", "context": ""},
+    )

@@ -15,7 +15,8 @@ from taskfoundry.agent import ScriptedModel, Turn, read_trajectory
 from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.sandbox.local import LocalSandbox
 from taskfoundry.testgen.agent_gen import AgentGenerator
 from taskfoundry.testgen.agent_support import AgentGenConfig, Layout
@@ -113,7 +114,9 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
     (repo / "tests").mkdir(parents=True, exist_ok=True)
     (repo / "tests" / "run.sh").write_text("#!/bin/sh\n./greet ann\n")
     settings = {"strategy": "monolithic", "harvest": False, "review": False, **agent}
-    config = Config.model_validate({"agent": settings, "filter": {"dummies": ["silent", "echo"]}})
+    config = Config.model_validate(
+        {"generator": "agent", "agent": settings, "filter": {"dummies": ["silent", "echo"]}}
+    )
     recipe = Recipe(
         kind="make",
         language="c",
@@ -130,7 +133,7 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
         recipe=recipe,
         go_module="",
         log_dir=tmp_path / "logs",
-        config=config,
+        config=program_sections.for_generate(config).generator,
     )
 
 
@@ -247,7 +250,7 @@ def test_agentgen_model_error_keeps_the_tests_written(box: LocalSandbox, tmp_pat
 
 
 def test_agentgen_no_tests_is_a_stage_error_naming_the_report(box: LocalSandbox, tmp_path: Path) -> None:
-    with pytest.raises(StageError, match="no usable tests.*monolithic: submitted") as info:
+    with pytest.raises(GenerationError, match="no usable tests.*monolithic: submitted") as info:
         generate(box, tmp_path, ScriptedModel([submit()]))
     assert info.value.log is not None and info.value.log.exists()
 

@@ -8,8 +8,9 @@ import pytest
 
 from taskfoundry.agent import AgentConfig, AgentResult, Usage
 from taskfoundry.config import Config
+from taskfoundry.naming import junit_file, junit_id, junit_name
 from taskfoundry.testgen.agent_gen import AgentGenerator, _Budget, branch_name, find_behavioral_tests
-from taskfoundry.testgen.agent_support import AgentGenConfig, coverage_feedback, junit_name, lint_notes
+from taskfoundry.testgen.agent_support import AgentGenConfig, coverage_feedback, lint_notes
 from taskfoundry.testgen.base import make_generator
 
 
@@ -50,7 +51,10 @@ def test_agentgen_config_section_from_yaml_shape() -> None:
     ],
 )
 def test_agentgen_junit_name_matches_the_junit_report(nodeid: str, name: str) -> None:
-    assert junit_name(nodeid) == name
+    assert junit_id(nodeid) == name
+    file, _, test = nodeid.partition("::")
+    assert junit_name(file, test) == name  # the rule the writer and the lint stage use
+    assert junit_file(name) == file.removeprefix("eval/tests/")
 
 
 def test_agentgen_branch_name_is_a_safe_path_part() -> None:
@@ -77,7 +81,7 @@ def test_agentgen_budget_shares_what_is_left() -> None:
     budget = _Budget(AgentConfig(step_limit=10, cost_limit=4.0, time_limit=100.0), lambda: now[0])
     first = budget.share(2)
     assert (first.step_limit, first.cost_limit, first.time_limit) == (5, 2.0, 50.0)
-    budget.add(AgentResult(status="submitted", tests_dir="/t", steps=3, usage=Usage(cost_usd=1.0)))
+    budget.add(AgentResult(status="submitted", output_dir="/t", steps=3, usage=Usage(cost_usd=1.0)))
     now[0] = 40.0
     second = budget.share(1)
     assert (second.step_limit, second.cost_limit, second.time_limit) == (7, 3.0, 60.0)

@@ -15,7 +15,8 @@ from taskfoundry.agent import AgentConfig
 from taskfoundry.agent.scripted import ScriptedModel, bash, submit
 from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig, resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError, ImageError
+from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import resolve_source
 from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_probes
@@ -40,9 +41,10 @@ def _build(
     repo = tmp / "greet"
     if not repo.exists():
         make_repo(repo, files)
-    co = resolve_source(str(repo), tmp / "work")
-    recipe = resolve_recipe(co, None, base, client, tmp / "work", agent)
-    return run_build(co, recipe, base, tmp / "work", client, NS)
+    co = resolve_source(str(repo), work_dir(tmp))
+    names = TaskNames.of(co, NS, tmp)
+    recipe = resolve_recipe(co, None, base, client, names, agent)
+    return run_build(co, recipe, base, names, client)
 
 
 def _check(client: Any, res: BuildResult, source: str) -> None:
@@ -144,8 +146,8 @@ def test_toolchain_failure_names_its_log(tmp_path: Path, docker_client: Any, bas
         "Makefile": "greet:\n\tcc -o greet src/*.c\n",
         "taskfoundry.yaml": "packages: [no-such-package-tf]\n",
     }
-    pattern = r"build stage failed: docker build failed.*\(log: .*toolchains/"
-    with pytest.raises(StageError, match=pattern) as err:
+    pattern = r"^docker build failed.*\(log: .*toolchains/"
+    with pytest.raises(ImageError, match=pattern) as err:
         _build(tmp_path, files, docker_client, base_image)
     assert err.value.log is not None and "no-such-package-tf" in err.value.log.read_text()
 
@@ -178,6 +180,6 @@ def test_agent_writes_the_build_when_detection_fails(
 def test_agent_out_of_budget_is_a_build_error(tmp_path: Path, docker_client: Any, base_image: str) -> None:
     agent = BuildAgent(ScriptedModel([bash("ls")]), BuildAgentConfig(agent=AgentConfig(step_limit=1)))
     pattern = r"(?s)build agent's scripts do not work \(agent exhausted \(steps\)\).*build.sh is missing"
-    with pytest.raises(StageError, match=pattern) as err:
+    with pytest.raises(BuildError, match=pattern) as err:
         _build(tmp_path, FILES, docker_client, base_image, agent)
     assert err.value.log is not None and err.value.log.name == "agent-build.json"

@@ -10,10 +10,10 @@ import pytest
 from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import dockerfile
 from taskfoundry.builders.deps import Deps, prepare_deps
+from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import choose, copy_built, norm
-from taskfoundry.builders.recipe import detect_recipe
 from taskfoundry.builders.toolchain import toolchain_dockerfile
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 GO_MAIN = 'package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/lib"\n\t"example.com/tool/internal/x"\n)\n'
 
@@ -35,7 +35,7 @@ def test_go_module_needing_the_proxy_is_refused_with_its_reason(tmp_path: Path) 
         },
     )
     recipe = detect_recipe(repo)
-    with pytest.raises(StageError, match=r"other Go modules \(github.com/acme/lib\).*proxy is not reachable"):
+    with pytest.raises(BuildError, match=r"other Go modules \(github.com/acme/lib\).*proxy is not reachable"):
         prepare_deps(repo, recipe, tmp_path / "deps", tmp_path / "cache", "1.85")
     (repo / "vendor").mkdir()
     (repo / "vendor/modules.txt").write_text("# github.com/acme/lib v1.0.0\n")
@@ -60,7 +60,7 @@ def test_cargo_git_dependencies_are_refused(tmp_path: Path) -> None:
             "Cargo.lock": 'source = "git+https://example.com/x"\n',
         },
     )
-    with pytest.raises(StageError, match="git dependencies"):
+    with pytest.raises(BuildError, match="git dependencies"):
         prepare_deps(repo, detect_recipe(repo), tmp_path / "deps", tmp_path / "cache", "1.85")
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from taskfoundry.catalog import Catalog, DockerUnavailable
-from taskfoundry.catalog.images import ReleaseError
+from taskfoundry.catalog import Catalog, DockerUnavailable, ReleaseError
 from taskfoundry.catalog.release import check_release, make_release
 from taskfoundry.cli import main
 from taskfoundry.errors import ConfigError

@@ -21,10 +21,14 @@ from taskfoundry.images.build import image_exists
 from taskfoundry.models import TaskYaml, TestsJson, load_yaml_model
 
 from catalog_support import write_task
-from conftest import EXAMPLES, reference_submission
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 LATER = datetime(2100, 1, 1, tzinfo=UTC)  # a neighbour task "built" after every cut-off below
+
+
+@pytest.fixture(scope="module")
+def csvq_task(example_task) -> Path:  # type: ignore[no-untyped-def]
+    return example_task("csvq")  # built once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +43,8 @@ def out(csvq_task: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def reference(csvq_task: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return reference_submission(csvq_task, EXAMPLES / "csvq", tmp_path_factory.mktemp("ref") / "s.tar.gz")
+def reference(csvq_task: Path) -> Path:
+    return csvq_task / "solution.tar.gz"  # the task's own reference submission
 
 
 def do_nothing(dest: Path) -> Path:
@@ -110,8 +114,9 @@ def test_a_release_is_moved_loaded_and_graded_elsewhere(  # type: ignore[no-unty
     assert result.exit_code == 0, result.output + repr(result.exception)
     info = json.loads((made / "release.json").read_text())
     (task_id,) = info["tasks"]  # the neighbour was built after the cut-off
-    assert sorted(info["images"]) == [
-        f"{namespace}/{task_id.replace('__', '_1776_')}:{t}" for t in ("task", "task_cleanroom")
+    assert sorted(info["images"]) == [  # ProgramBench's names: <org>/<id, __ -> _1776_>:<tag>
+        f"{namespace}/{task_id.replace('__', '_1776_')}:{t}"
+        for t in ("task", "task_cleanroom", "task_cleanroom_v6")
     ]
     for image in info["images"]:  # the other machine has none of them
         docker_client.images.remove(image)

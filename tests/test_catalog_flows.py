@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from taskfoundry.cli import main
 from taskfoundry.config import Config
 from taskfoundry.flows.artifacts import read_artifacts
-from taskfoundry.pipeline.stages import source_stage
+from taskfoundry.pipeline.source import source_stage
 
 from catalog_support import sample_out, write_task
 from conftest import make_repo
@@ -47,7 +47,8 @@ def test_build_many_publishes_the_catalog_of_its_out_folder(tmp_path: Path, pref
 def test_refresh_publishes_the_catalog_with_the_skipped_task(tmp_path: Path, prefect_harness: None) -> None:
     repo = make_repo(tmp_path / "built", {"a.c": "int main(void) { return 0; }\n"})
     out = tmp_path / "out"
-    src = source_stage(str(repo), Config(out=out))
+    config = Config(out=out)
+    src = source_stage(str(repo), config.sources, config.work_dir)
     write_task(out / "tasks", src.task_id, commit=src.commit, language="c", extra={"kind": "program"})
     (tmp_path / "cat.yaml").write_text("- built\n")
     result = CliRunner().invoke(

@@ -17,8 +17,12 @@ import pytest
 from taskfoundry.cleanroom.image import WORKSPACE
 from taskfoundry.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.config import Config
-from taskfoundry.pipeline import stages
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 
 from conftest import make_repo
@@ -61,9 +65,9 @@ def task(
     tmp = tmp_path_factory.mktemp("greet")
     repo = make_repo(tmp / "greet", FILES)
     config = Config(out=tmp / "out", namespace="taskfoundry-test")
-    src = stages.source_stage(str(repo), config)
-    build = stages.build_stage(src, config, docker_client)
-    return src, build, stages.cleanroom_stage(src, build, config, docker_client)
+    src = source_stage(str(repo), config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), docker_client)
+    return src, build, cleanroom_stage(src, build, program_sections.for_cleanroom(config), docker_client)
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from taskfoundry.cli import main
 from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.filtering.suite_run import run_suite
+from taskfoundry.filtering.filter import Grader
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.models import TestsJson, branch_key
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -20,6 +21,11 @@ from taskfoundry.sandbox.docker import DockerSandbox
 from conftest import EXAMPLES
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="session")
+def csvq_task(example_task) -> Path:  # type: ignore[no-untyped-def]
+    return example_task("csvq")
 
 
 def _suite(task_dir: Path, dest: Path) -> Path:
@@ -75,11 +81,12 @@ def test_kept_tests_pass_on_gold_and_fail_on_every_dummy(
         iter(TestsJson.model_validate_json((csvq_task / "tests.json").read_text()).branches.values())
     ).tests
     suite = _suite(csvq_task, tmp_path)
-    gold = run_suite(docker_client, image, suite, None)
+    grader = Grader.load(docker_client, image, suite, EvalConfig())
+    gold = grader.run()
     assert [n for n in kept if gold[n].status != "passed"] == []
     usage = _usage(docker_client, image)
     for dummy in DUMMY_NAMES:
-        results = run_suite(docker_client, image, suite, render_dummy(dummy, usage))
+        results = grader.run(render_dummy(dummy, usage))
         assert [n for n in kept if results[n].status == "passed"] == [], dummy
 
 

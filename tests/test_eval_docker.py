@@ -18,10 +18,10 @@ from click.testing import CliRunner
 
 from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_task, load_task
 from taskfoundry.evaluate.cli import eval_command
-from taskfoundry.evaluate.sandbox import LABEL
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.evaluate.task import TaskSpec
 from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
+from taskfoundry.harness.sandbox import LABEL
 from taskfoundry.models import TestsJson, save_json
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -46,8 +46,8 @@ FAIL_EXE = "printf '#!/bin/sh\\nexit 1\\n' > executable && chmod +x executable"
 
 
 @pytest.fixture(scope="module")
-def spec(csvq_task: Path) -> TaskSpec:
-    return load_task(csvq_task)  # the session's csvq build (tests/conftest.py)
+def spec(example_task) -> TaskSpec:  # type: ignore[no-untyped-def]
+    return load_task(example_task("csvq"))
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +212,8 @@ def test_disk_filler_meets_the_tmpfs_caps(mini: TaskSpec, docker_client, tmp_pat
     result = grade(mini, docker_client, submission(tmp_path, compile_sh(body)))
     out = compile_output(result)
     assert out.count("No space left on device") >= 4 and "Read-only file system" in out
-    assert result.error_code in ("no_executable", None)
+    # the disk is full: printf leaves no file, or an empty one (neither ELF nor #!)
+    assert result.error_code in ("no_executable", "executable_not_runnable", None)
     assert_never_passes(mini, result)
 
 
@@ -332,3 +333,177 @@ def test_eval_command_survives_a_bad_task(mini: TaskSpec, tmp_path: Path) -> Non
     )
     assert saved.error_code is None and saved.test_branches == mini.branches
     assert "mean pass rate 50.0%" in res.output
+
+
+# -- a program that attacks the grader (isolation: pytest as root, the program as its own uid)
+
+# Answers from the hidden tests themselves: the test whose run([...]) argv equals its own,
+# then the stdout, stderr and exit status that test asserts. `ROOTS` are where it looks.
+LOOKUP = r"""#!/usr/bin/env python3
+import ast, glob, os, sys
+def roots():
+    yield "/workspace/eval/tests"
+    for pid in os.listdir("/proc"):  # pytest's cwd through procfs, if it may be read
+        if pid.isdigit():
+            yield f"/proc/{pid}/cwd/eval/tests"
+def answer(path):
+    try:
+        tree = ast.parse(open(path).read())
+    except (OSError, SyntaxError):
+        return
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "run"]
+        try:
+            if not calls or ast.literal_eval(calls[0].args[0]) != sys.argv[1:]:
+                continue
+        except ValueError:
+            continue
+        want = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute):
+                try:
+                    want[node.left.attr] = ast.literal_eval(node.comparators[0])
+                except ValueError:
+                    pass
+        sys.stdout.write(want.get("stdout", ""))
+        sys.stderr.write(want.get("stderr", ""))
+        sys.exit(want.get("returncode", 0))
+for root in roots():
+    for path in glob.glob(root + "/test_*.py"):
+        answer(path)
+sys.exit(1)
+"""
+
+
+def script_submission(tmp_path: Path, script: str) -> Path:
+    files: dict[str, bytes | str] = {"prog.py": script, **compile_sh("cp prog.py executable")}
+    return submission(tmp_path, files)
+
+
+def test_argv_lookup_in_the_hidden_tests_scores_nothing(
+    mini: TaskSpec, docker_client, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    path = script_submission(tmp_path, LOOKUP)
+    open_grader = grade(mini, docker_client, path, SMALL.model_copy(update={"isolate": False}))
+    assert rate(mini, open_grader) >= 0.5  # the attack is real where the tests can be read
+    result = grade(mini, docker_client, path)
+    assert result.error_code is None and result.test_branch_errors == {}
+    assert_never_passes(mini, result)
+
+
+def test_procfs_of_pytest_gives_nothing(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """environ, cmdline and fd of every pytest process; the lookup above through /proc/<pid>/cwd."""
+    probe = LOOKUP.replace(
+        "for root in roots():",
+        "import pathlib\n"
+        'for pid in [p for p in os.listdir("/proc") if p.isdigit()]:\n'
+        '    for part in ("environ", "cmdline", "fd", "cwd", "root"):\n'
+        '        target = pathlib.Path(f"/proc/{pid}/{part}")\n'
+        "        try:\n"
+        '            found = os.listdir(target) if part in ("fd", "cwd", "root") else target.read_bytes()\n'
+        "        except OSError:\n"
+        "            continue\n"
+        '        if b"TF_PROGRAM_UID" in (found if isinstance(found, bytes) else b""):\n'
+        "            sys.exit(7)  # the grader's environment was readable\n"
+        "for root in roots():",
+    )
+    open_grader = grade(
+        mini, docker_client, script_submission(tmp_path, probe), SMALL.model_copy(update={"isolate": False})
+    )
+    assert rate(mini, open_grader) >= 0.5  # same uid: /proc/<pytest>/cwd leads to the tests
+    result = grade(mini, docker_client, script_submission(tmp_path, probe))
+    assert result.error_code is None and result.test_branch_errors == {}
+    assert_never_passes(mini, result)
+    assert not any("exit status 7" in str(t.extra) or "== 7" in str(t.extra) for t in result.test_results)
+
+
+def test_background_report_forger_keeping_one_failure_is_gone(
+    mini: TaskSpec, docker_client, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A forged report that keeps one failure passes the exit-code check; it must never be written."""
+    branch = mini.branches[0]
+    names = mini.expected(branch)
+    cases = "".join(
+        f'<testcase classname="{n.rsplit(".", 1)[0]}" name="{n.rsplit(".", 1)[1]}">'
+        + ("<failure message='x'/>" if i == 0 else "")
+        + "</testcase>"
+        for i, n in enumerate(names)
+    )
+    xml = f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>'
+    forger = (
+        "#!/bin/sh\n"
+        f"cat > /tmp/forged.xml <<'EOF'\n{xml}\nEOF\n"
+        "( setsid sh -c 'while :; do cp /tmp/forged.xml /workspace/eval/results.xml; "
+        "cp /tmp/forged.xml /workspace/results.xml; sleep 0.02; done' >/dev/null 2>&1 & )\n"
+        "exit 1\n"
+    )
+    files: dict[str, bytes | str] = {"forger.sh": forger, **compile_sh("cp forger.sh executable")}
+    result = grade(mini, docker_client, submission(tmp_path, files))
+    assert result.error_code is None and result.test_branch_errors == {}
+    assert_never_passes(mini, result)
+    read = next(s for s in result.log if s.step == "results_read")
+    assert "<failure message='x'/>" not in read.output
+
+
+def test_helper_conftest_and_plugin_edits_while_tests_run_fail(
+    mini: TaskSpec, docker_client, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = (
+        "import pytest\\n@pytest.hookimpl(tryfirst=True)\\n"
+        "def pytest_runtest_call(item):\\n    return True\\n"
+    )
+    body = (
+        "#!/bin/sh\n"
+        "for f in /workspace/eval/tests/tfrun.py /workspace/eval/tests/conftest.py /workspace/conftest.py "
+        "/workspace/eval/conftest.py /workspace/pytest.ini /workspace/eval/run.sh; do\n"
+        f'  printf "{plugin}" > "$f" 2>/dev/null && echo "WROTE $f" >&2\n'
+        "done\n"
+        "mv /workspace/eval /workspace/eval.old 2>/dev/null && echo MOVED >&2\n"
+        "exit 1\n"
+    )
+    files: dict[str, bytes | str] = {"edit.sh": body, **compile_sh("cp edit.sh executable")}
+    result = grade(mini, docker_client, submission(tmp_path, files))
+    assert result.error_code is None and result.test_branch_errors == {}
+    assert_never_passes(mini, result)
+    stderr = " ".join(str(t.extra) for t in result.test_results)
+    assert "WROTE" not in stderr and "MOVED" not in stderr
+
+
+def test_writing_into_other_tests_directories_fails(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    body = (
+        "#!/bin/sh\n"
+        "for d in /tmp/pytest-of-*/pytest-*/* /tmp/pytest-of-*/*/* /tmp/*/; do\n"
+        '  [ "$d" = "$PWD" ] && continue\n'
+        '  echo planted > "$d/out.csv" 2>/dev/null && echo "PLANTED $d" >&2\n'
+        "done\n"
+        "exit 1\n"
+    )
+    files: dict[str, bytes | str] = {"plant.sh": body, **compile_sh("cp plant.sh executable")}
+    result = grade(mini, docker_client, submission(tmp_path, files))
+    assert result.error_code is None and result.test_branch_errors == {}
+    assert_never_passes(mini, result)
+    assert "PLANTED" not in " ".join(str(t.extra) for t in result.test_results)
+
+
+def test_killing_or_tracing_pytest_fails(mini: TaskSpec, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tracer = r"""#!/usr/bin/env python3
+import ctypes, os, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for pid in [int(p) for p in os.listdir("/proc") if p.isdigit()]:
+    if pid == os.getpid():
+        continue
+    if libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+        sys.stderr.write(f"TRACED {pid}\n")
+    try:
+        os.kill(pid, signal.SIGKILL)
+        sys.stderr.write(f"KILLED {pid}\n")
+    except OSError:
+        pass
+sys.exit(1)
+"""
+    result = grade(mini, docker_client, script_submission(tmp_path, tracer))
+    assert result.error_code is None and result.test_branch_errors == {}  # pytest lived to report
+    assert_never_passes(mini, result)
+    assert {t.status for t in result.test_results} == {"failure"}
+    text = " ".join(str(t.extra) for t in result.test_results)
+    assert "TRACED" not in text and "KILLED" not in text

@@ -19,11 +19,12 @@ from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_run, eva
 from taskfoundry.evaluate import run as run_mod
 from taskfoundry.evaluate.cli import load_eval_config
 from taskfoundry.evaluate.grade import grade_branch
-from taskfoundry.evaluate.models import EvalStepError, TestResult
-from taskfoundry.evaluate.scripts import REMOVE_HASHED
-from taskfoundry.evaluate.steps import Outcome
+from taskfoundry.evaluate.models import TestResult
 from taskfoundry.evaluate.summary import score_task, summarize, summary_text
 from taskfoundry.evaluate.workspace import executable_sha256
+from taskfoundry.harness.models import EvalStepError
+from taskfoundry.harness.scripts import REMOVE_HASHED
+from taskfoundry.harness.steps import Outcome
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
@@ -145,13 +146,18 @@ def workspace_tar(tmp_path: Path, entries: dict[str, bytes | str | None]) -> Pat
 
 
 def test_executable_hash_follows_links_inside_the_workspace(tmp_path: Path) -> None:
-    want = hashlib.sha256(b"ELF").hexdigest()
-    assert executable_sha256(workspace_tar(tmp_path, {"executable": b"ELF"})) == want
+    elf = b"\x7fELF\x02"
+    want = hashlib.sha256(elf).hexdigest()
+    assert executable_sha256(workspace_tar(tmp_path, {"executable": elf})) == want
     assert (
-        executable_sha256(workspace_tar(tmp_path, {"bin": None, "bin/p": b"ELF", "executable": "bin/p"}))
-        == want
+        executable_sha256(workspace_tar(tmp_path, {"bin": None, "bin/p": elf, "executable": "bin/p"})) == want
     )
-    assert executable_sha256(workspace_tar(tmp_path, {"p": b"ELF", "executable": "/workspace/p"})) == want
+    assert executable_sha256(workspace_tar(tmp_path, {"p": elf, "executable": "/workspace/p"})) == want
+    script = b"#!/bin/sh\nexit 0\n"
+    assert (
+        executable_sha256(workspace_tar(tmp_path, {"executable": script}))
+        == hashlib.sha256(script).hexdigest()
+    )
 
 
 @pytest.mark.parametrize(
@@ -163,6 +169,8 @@ def test_executable_hash_follows_links_inside_the_workspace(tmp_path: Path) -> N
         ({"executable": "../../etc/passwd"}, "executable_outside_workspace"),
         ({"executable": "executable"}, "executable_not_a_file"),
         ({"executable": "gone"}, "no_executable"),
+        ({"executable": b"echo no interpreter line\n"}, "executable_not_runnable"),
+        ({"executable": b""}, "executable_not_runnable"),
     ],
 )
 def test_executable_problems_have_codes(tmp_path: Path, entries: dict[str, Any], code: str) -> None:

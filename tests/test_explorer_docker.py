@@ -8,10 +8,14 @@ import pytest
 
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
-from taskfoundry.pipeline import stages
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
+from taskfoundry.pipeline.settings import PROBE_LIMITS
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
-from taskfoundry.testgen.probes import RunnerJob
+from taskfoundry.testgen.help import capture_usage
+from taskfoundry.testgen.probes import RunnerJob, install_runner
 from taskfoundry.testgen.writer import render_tests
 
 from conftest import EXAMPLES
@@ -22,16 +26,18 @@ pytestmark = pytest.mark.docker
 @pytest.fixture(scope="module")
 def csvq_build(docker_client, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
     config = Config(out=tmp_path_factory.mktemp("explorer"))
-    src = stages.source_stage(str(EXAMPLES / "csvq"), config)
-    return src, stages.build_stage(src, config, docker_client)
+    src = source_stage(str(EXAMPLES / "csvq"), config.sources, config.work_dir)
+    return src, build_stage(src, sections.for_build(config), docker_client)
 
 
 def _explore(csvq_build, docker_client, tmp_path: Path, **cfg: object):  # type: ignore[no-untyped-def]
     src, build = csvq_build
     job = RunnerJob(executable=COVERAGE, coverage="gcov", cov_root=COV_ROOT, timeout=5)
     explorer = Explorer(ExplorerConfig.model_validate(cfg), job, GOLD)
-    with DockerSandbox(build.image, stages.PROBE_LIMITS, client=docker_client) as box:
-        return explorer.run(box, src.path, {"csvq"}, tmp_path / "probes.jsonl")
+    with DockerSandbox(build.image, PROBE_LIMITS, client=docker_client) as box:
+        install_runner(box)
+        usage = capture_usage(box, GOLD, 5)
+        return explorer.run(box, src.path, {"csvq"}, usage, tmp_path / "probes.jsonl")
 
 
 def test_same_seed_same_branch(csvq_build, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -66,12 +72,9 @@ def test_kept_probes_reach_new_lines_or_new_features(
 
 
 def test_usage_on_stderr_with_an_error_exit_is_captured(docker_client, base_image) -> None:  # type: ignore[no-untyped-def]
-    from taskfoundry.testgen.explorer import capture_usage
-    from taskfoundry.testgen.probes import install_runner
-
     # figlet's way: no --help, a usage synopsis on stderr and exit 1 for any unknown option
     script = b"#!/bin/sh\necho 'Usage: toy [ -ab ] [ -w width ] [ message ]' >&2\nexit 1\n"
-    with DockerSandbox(base_image, stages.PROBE_LIMITS, client=docker_client) as box:
+    with DockerSandbox(base_image, PROBE_LIMITS, client=docker_client) as box:
         box.put_file(script, "/tmp/toy", mode=0o755)
         install_runner(box)
         usage = capture_usage(box, "/tmp/toy", 5)

@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.cleanroom.leakscan import LeakReport
-from taskfoundry.config import Config
+from taskfoundry.kinds.program.filter import FilterSettings, filter_stage
+from taskfoundry.kinds.program.generate import write_suite
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline import stages
 from taskfoundry.pipeline.results import CleanroomStage, GenerateStage, LintStage
 
 pytestmark = pytest.mark.docker
 
 
 def _stages(tmp_path: Path, image: str) -> tuple[GenerateStage, LintStage, CleanroomStage]:
-    stages.write_suite(tmp_path / "suite", {"test_a.py": "def test_x():\n    assert 1 == 1\n"})
+    write_suite(tmp_path / "suite", {"test_a.py": "def test_x():\n    assert 1 == 1\n"})
     gen = GenerateStage(
         branch="b",
         suite=tmp_path / "suite",
@@ -33,6 +33,6 @@ def _stages(tmp_path: Path, image: str) -> tuple[GenerateStage, LintStage, Clean
 
 def test_missing_cleanroom_image_marks_the_branch(tmp_path: Path, docker_client) -> None:  # type: ignore[no-untyped-def]
     gen, lint, clean = _stages(tmp_path, "taskfoundry-test/no-such-image:gone")
-    result = stages.filter_stage(gen, lint, clean, Config(out=tmp_path / "out"), docker_client)
+    result = filter_stage(gen, lint, clean, FilterSettings(), docker_client)
     assert result.kept == [] and result.dropped == {}
     assert result.branch_error and "no-such-image" in result.branch_error

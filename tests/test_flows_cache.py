@@ -8,20 +8,46 @@ from typing import Any
 import pytest
 from prefect import flow, task
 
+from taskfoundry.builders.recipe import Recipe
 from taskfoundry.cleanroom.leakscan import LeakReport
+from taskfoundry.codegraph import closure_hash, module_files, uses_graph
 from taskfoundry.config import Config
+from taskfoundry.flows import build as flow_build
 from taskfoundry.flows import tasks as flow_tasks
-from taskfoundry.flows.cache import STAGE_CACHE, StageInputs, stale_reason
-from taskfoundry.flows.tasks import StageLog, run_stage
+from taskfoundry.flows.cache import StageCode, StageInputs, stage_cache, stale_reason, upto
+from taskfoundry.flows.tasks import BUILD, StageLog, kind_pipeline, kind_tasks, run_stage
+from taskfoundry.kinds import registry
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import CleanroomSettings
+from taskfoundry.kinds.program.generate import GenerateSettings
+from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.results import CleanroomStage, GenerateStage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.results import (
+    BuildStage,
+    CleanroomStage,
+    FilterStage,
+    GenerateStage,
+    LintStage,
+    SourceResult,
+)
 
 
 def _key(**inputs: Any) -> str | None:
     return StageInputs().compute_key(None, inputs, {})  # type: ignore[arg-type]
 
 
-def test_orchestration_settings_do_not_change_the_key() -> None:
+SECTIONS = (
+    sections.for_build,
+    program_sections.for_cleanroom,
+    program_sections.for_generate,
+    program_sections.for_filter,
+)
+PIPELINE = kind_pipeline(ProgramKind())
+MODULE = {"build": BUILD, **{stage.name: stage.module for stage in ProgramKind.stages.values()}}
+
+
+def test_orchestration_settings_are_in_no_stage_section() -> None:
     base = Config(out=Path("/o"))
     busy = base.model_copy(
         update={
@@ -30,15 +56,64 @@ def test_orchestration_settings_do_not_change_the_key() -> None:
             )
         }
     )
-    assert _key(config=base) == _key(config=busy)
+    for section in SECTIONS:
+        assert _key(settings=section(base)) == _key(settings=section(busy))
 
 
-def test_what_is_built_changes_the_key() -> None:
+def test_a_stage_is_keyed_on_its_own_section() -> None:
     base = Config(out=Path("/o"))
-    assert _key(config=base) != _key(config=base.model_copy(update={"out": Path("/other")}))
-    probes = base.model_copy(update={"explorer": base.explorer.model_copy(update={"max_probes": 9})})
-    assert _key(config=base) != _key(config=probes)
-    assert _key(config=base, x=1) != _key(config=base, x=2)
+    seeded = base.model_copy(update={"explorer": base.explorer.model_copy(update={"seed": 9})})
+    unchanged = [_key(settings=s(base)) == _key(settings=s(seeded)) for s in SECTIONS]
+    assert unchanged == [True, True, False, True]  # build, cleanroom, generate, filter
+    other_out = base.model_copy(update={"out": Path("/other")})
+    assert all(_key(settings=s(base)) != _key(settings=s(other_out)) for s in SECTIONS[:3])
+    timeout = base.model_copy(update={"explorer": base.explorer.model_copy(update={"probe_timeout": 9})})
+    assert _key(settings=program_sections.for_cleanroom(base)) != _key(
+        settings=program_sections.for_cleanroom(timeout)
+    )
+    # the agent's section is not read by the explorer, so it is not in the explorer's key
+    budget = base.model_copy(update={"agent": base.agent.model_copy(update={"suite_timeout": 1})})
+    assert program_sections.for_generate(base) == program_sections.for_generate(budget)
+    assert _key(x=1) != _key(x=2)
+
+
+def _code_keys(edited: str | None) -> dict[str, str]:
+    graph, files = uses_graph(), module_files()
+
+    def read(name: str) -> bytes:
+        return files[name].read_bytes() + (b"\n# edited\n" if name == edited else b"")
+
+    return {stage: closure_hash(upto(PIPELINE, stage), graph, read) for stage in PIPELINE}
+
+
+@pytest.mark.parametrize(
+    ("edited", "first_invalid"),
+    [
+        ("taskfoundry.pipeline.build", "build"),
+        ("taskfoundry.builders.detect_c", "build"),
+        ("taskfoundry.kinds.program.cleanroom", "cleanroom"),
+        ("taskfoundry.cleanroom.leakscan", "cleanroom"),
+        ("taskfoundry.testgen.help", "cleanroom"),  # the cleanroom captures the help text
+        ("taskfoundry.kinds.program.generate", "generate"),
+        ("taskfoundry.testgen.explorer", "generate"),
+        ("taskfoundry.testgen.writer", "generate"),  # reached through the generators' registry
+        ("taskfoundry.kinds.program.lint", "lint"),
+        ("taskfoundry.kinds.program.filter", "filter"),
+        ("taskfoundry.filtering.filter", "filter"),
+    ],
+)
+def test_editing_code_invalidates_its_stage_and_the_ones_after(edited: str, first_invalid: str) -> None:
+    base, changed = _code_keys(None), _code_keys(edited)
+    first = PIPELINE.index(MODULE[first_invalid])
+    assert [base[s] != changed[s] for s in PIPELINE] == [i >= first for i in range(len(PIPELINE))]
+
+
+def test_every_persisted_stage_task_is_keyed_on_its_code() -> None:
+    tasks = [flow_tasks.build_task, *kind_tasks(ProgramKind()).values()]
+    assert [t.name for t in tasks] == ["build", "cleanroom", "generate", "lint", "filter"]
+    for i, task_ in enumerate(tasks):
+        policies = getattr(task_.cache_policy, "policies", [])
+        assert StageCode(modules=PIPELINE[: i + 1]) in policies, task_.name
 
 
 def _clean(image: str) -> CleanroomStage:
@@ -68,8 +143,8 @@ def test_stale_reason_names_a_missing_image_or_suite(tmp_path: Path) -> None:
 CALLS: list[str] = []
 
 
-@task(name="fake-cleanroom", cache_policy=STAGE_CACHE, persist_result=True)
-def fake_cleanroom(image: str, config: Config) -> CleanroomStage:
+@task(name="fake-cleanroom", cache_policy=stage_cache(PIPELINE, PIPELINE[1]), persist_result=True)
+def fake_cleanroom(image: str, settings: CleanroomSettings) -> CleanroomStage:
     CALLS.append(image)
     return _clean(image)
 
@@ -80,7 +155,8 @@ BUILT: list[bool] = []
 @flow(name="fake-build")
 def fake_flow(config: Config) -> dict[str, bool]:
     stage_log = StageLog.start("fake")
-    BUILT.append(run_stage(stage_log, config, fake_cleanroom, "fake:1", config).built)
+    settings = program_sections.for_cleanroom(config)
+    BUILT.append(run_stage(stage_log, config, fake_cleanroom, "fake:1", settings).built)
     return stage_log.cached
 
 
@@ -119,3 +195,95 @@ def test_fresh_runs_every_stage_but_still_persists(
 def test_the_built_flag_is_not_part_of_the_key() -> None:
     assert _key(clean=_clean("a:1")) == _key(clean=_clean("a:1").model_copy(update={"built": False}))
     assert _key(clean=_clean("a:1")) != _key(clean=_clean("a:2"))
+
+
+RAN: list[str] = []
+
+
+def _record(name: str, result: Any) -> Any:
+    RAN.append(name)
+    return result
+
+
+class FakeProgramKind:
+    """The program kind's stages (names, modules, sections) over parts that only record their call."""
+
+    name = "fake-program"
+    stages = ProgramKind.stages
+
+    def start_state(self, src: Any, build: Any, settings: Any, client: Any) -> CleanroomStage:
+        return _record("cleanroom", _clean("c:1"))
+
+    def generate(
+        self, src: Any, build: Any, start: Any, settings: GenerateSettings, client: Any
+    ) -> GenerateStage:
+        branch = f"explorer-seed{settings.generator.explorer.seed}"  # as the explorer names it
+        suite = settings.names(src).suite_dir(branch)
+        (suite / "eval" / "tests").mkdir(parents=True, exist_ok=True)
+        empty = CoverageReport.from_lines({}, {})
+        gen = GenerateStage(
+            branch=branch, suite=suite, tests=[], generated=0, probes_run=0, exhausted=None, coverage=empty
+        )
+        return _record("generate", gen)
+
+    def review(self, suite: Any) -> LintStage:
+        return _record("lint", LintStage(dropped={}, findings=0, high=0, report={}))
+
+    def validate(self, suite: Any, review: Any, start: Any, settings: Any, client: Any) -> FilterStage:
+        empty = CoverageReport.from_lines({}, {})
+        return _record("filter", FilterStage(kept=[], dropped={}, dummy_pass_rate=0.0, coverage=empty))
+
+    def package(self, *args: Any) -> Path:
+        return _record("package", Path("task"))
+
+
+def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The real flow wiring (`build_stages`) and kind registry, over a kind that only records."""
+    build = BuildStage(
+        base_image="b:1",
+        image="i:1",
+        built=True,
+        recipe=Recipe(
+            kind="make", language="c", build=[], coverage_build=[], executable="x", coverage_executable="x"
+        ),
+        build_sh="",
+        gold_sha256="0",
+        log=tmp_path / "log",
+    )
+    monkeypatch.setitem(registry.KINDS, FakeProgramKind.name, f"{__name__}:FakeProgramKind")
+    monkeypatch.setattr(flow_tasks, "build_stage", lambda *args: _record("build", build))
+    monkeypatch.setattr(flow_tasks, "docker_client", lambda: None)
+    monkeypatch.setattr(flow_tasks, "_image_exists", lambda tag: True)
+    monkeypatch.setattr(flow_build, "publish_task", lambda *args: None)
+
+
+@flow(name="fake-stages")
+def stages_flow(src: SourceResult, config: Config) -> dict[str, bool]:
+    stage_log = StageLog.start(src.source)
+    flow_build.build_stages(src, config, stage_log)
+    return stage_log.cached
+
+
+def test_a_new_explorer_seed_reuses_the_build_and_the_cleanroom(
+    tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_stages(monkeypatch, tmp_path)
+    src = SourceResult(
+        path=tmp_path, owner="o", repo="r", commit="c" * 40, source="s", task_id="o__r.ccccccc"
+    )
+    config = Config(out=tmp_path / "out", kind=FakeProgramKind.name)
+    RAN.clear()
+    stages_flow(src, config)
+    assert RAN == ["build", "cleanroom", "generate", "lint", "filter", "package"]
+    RAN.clear()
+    seeded = config.model_copy(update={"explorer": config.explorer.model_copy(update={"seed": 1})})
+    cached = stages_flow(src, seeded)
+    assert RAN == ["generate", "lint", "filter", "package"]
+    assert cached == {
+        "build": True,
+        "cleanroom": True,
+        "generate": False,
+        "lint": False,
+        "filter": False,
+        "package": False,
+    }

@@ -18,7 +18,7 @@ from taskfoundry.flows.catalog import CatalogEntry, candidates, load_catalog
 from taskfoundry.flows.index import BenchmarkIndex, IndexEntry, as_of, load_index
 from taskfoundry.flows.recipes import with_recipe
 from taskfoundry.models import Images, TaskYaml, save_yaml
-from taskfoundry.pipeline.stages import source_stage
+from taskfoundry.pipeline.source import source_stage
 
 from conftest import make_repo
 
@@ -59,7 +59,7 @@ def test_candidates_add_configured_sources_once(tmp_path: Path) -> None:
 def test_recipe_override_lies_over_a_copy(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"taskfoundry.yaml": "executable: old\nlanguage: c\n", "a.c": ""})
     config = Config(out=tmp_path / "out")
-    src = source_stage(str(repo), config)
+    src = source_stage(str(repo), config.sources, config.work_dir)
     over = with_recipe(src, RecipeFile(executable="new"), config.work_dir)
     assert over.task_id == src.task_id and over.path != src.path
     merged = yaml.safe_load((over.path / "taskfoundry.yaml").read_text())
@@ -69,7 +69,7 @@ def test_recipe_override_lies_over_a_copy(tmp_path: Path) -> None:
 
 
 def _fake_task(config: Config, repo: Path) -> Path:
-    src = source_stage(str(repo), config)
+    src = source_stage(str(repo), config.sources, config.work_dir)
     task = TaskYaml(
         repository=f"{src.owner}/{src.repo}",
         commit=src.commit,

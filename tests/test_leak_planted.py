@@ -333,7 +333,7 @@ def test_audit_command_exit_codes(
         "USER worker\n"
     )
     leaky, _ = build_image(
-        docker_client, tmp_path, "taskfoundry-test/leak-tally-leaky", tmp_path / "build.log", stage="test"
+        docker_client, tmp_path, "taskfoundry-test/leak-tally-leaky", tmp_path / "build.log"
     )
     res = runner.invoke(audit_command, [leaky, "--gold-sha256", image[1]])
     assert res.exit_code == 1 and "binary_copy" in res.output and "/tmp/copy" in res.output

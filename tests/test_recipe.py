@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.builders.build import build_script
-from taskfoundry.builders.recipe import detect_recipe
-from taskfoundry.errors import ConfigError, StageError
+from taskfoundry.builders.detect import detect_recipe
+from taskfoundry.errors import BuildError, ConfigError, NoBuildSystem
 
 ROOT = Path(__file__).resolve().parents[1] / "examples"
 
@@ -70,7 +70,7 @@ def test_yaml_with_a_wrong_type_names_the_field(tmp_path: Path) -> None:
 
 def test_no_build_system_names_the_stage(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("nothing to build\n")
-    with pytest.raises(StageError, match="build stage failed: .*no build system detected"):
+    with pytest.raises(NoBuildSystem, match="no build system detected"):
         detect_recipe(tmp_path)
 
 
@@ -108,14 +108,14 @@ def test_cmake_picks_the_program_named_like_the_project(tmp_path: Path) -> None:
 def test_several_programs_need_a_choice(tmp_path: Path) -> None:
     meson = "project('suite', 'c')\nexecutable('aa', 'a.c')\nexecutable('bb', 'b.c')\n"
     _tree(tmp_path, {"meson.build": meson})
-    with pytest.raises(StageError, match=r"several programs \(aa, bb\).*executable"):
+    with pytest.raises(BuildError, match=r"several programs \(aa, bb\).*executable"):
         detect_recipe(tmp_path)
     assert "-name 'bb'" in detect_recipe(tmp_path, "bb").build[2]
     assert "-name 'aa'" in detect_recipe(tmp_path, package="aa").build[2]
     (tmp_path / "taskfoundry.yaml").write_text("executable: bb\n")
     recipe = detect_recipe(tmp_path)
     assert "-name 'bb'" in recipe.build[2] and recipe.executable == "executable"
-    with pytest.raises(StageError, match=r"no program 'cc' \(found: aa, bb\)"):
+    with pytest.raises(BuildError, match=r"no program 'cc' \(found: aa, bb\)"):
         detect_recipe(tmp_path, "cc")
 
 
@@ -166,7 +166,7 @@ def test_cargo_bins_and_workspace(tmp_path: Path) -> None:
     )
     recipe = detect_recipe(tmp_path, package="mytool")
     assert recipe.executable == "target/release/mytool"
-    with pytest.raises(StageError, match=r"several programs \(mytool, extra\)"):
+    with pytest.raises(BuildError, match=r"several programs \(mytool, extra\)"):
         detect_recipe(tmp_path)
 
 

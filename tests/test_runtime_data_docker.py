@@ -13,8 +13,12 @@ import pytest
 
 from taskfoundry.cleanroom.image import WORKSPACE
 from taskfoundry.config import Config
-from taskfoundry.pipeline import stages
+from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.pipeline import sections
+from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.explorer import installed_data_names
 
@@ -61,9 +65,9 @@ def task(
     tmp = tmp_path_factory.mktemp("banner")
     repo = make_repo(tmp / "banner", FILES)
     config = Config(out=tmp / "out", namespace="taskfoundry-test")
-    src = stages.source_stage(str(repo), config)
-    build = stages.build_stage(src, config, docker_client)
-    return build, stages.cleanroom_stage(src, build, config, docker_client)
+    src = source_stage(str(repo), config.sources, config.work_dir)
+    build = build_stage(src, sections.for_build(config), docker_client)
+    return build, cleanroom_stage(src, build, program_sections.for_cleanroom(config), docker_client)
 
 
 def test_gold_finds_its_data_in_the_cleanroom_and_the_scan_is_clean(

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError
 from taskfoundry.sources import resolve_source
 
 from conftest import EXAMPLES, make_repo
@@ -24,18 +24,18 @@ def test_git_url_clone(tmp_path: Path) -> None:
 
 
 def test_not_a_directory(tmp_path: Path) -> None:
-    with pytest.raises(StageError, match="source stage failed: .*not a directory"):
+    with pytest.raises(SourceError, match="not a directory"):
         resolve_source(str(tmp_path / "nope"), tmp_path)
 
 
 def test_not_a_repository(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
-    with pytest.raises(StageError, match="not inside a git repository"):
+    with pytest.raises(SourceError, match="not inside a git repository"):
         resolve_source(str(tmp_path / "plain"), tmp_path / "w")
 
 
 def test_bad_git_url(tmp_path: Path) -> None:
-    with pytest.raises(StageError, match="source stage failed: git clone"):
+    with pytest.raises(SourceError, match="^git clone"):
         resolve_source(f"file://{tmp_path}/missing.git", tmp_path)
 
 

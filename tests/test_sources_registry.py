@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources import SourceConfig, resolve_source
 from taskfoundry.sources.registry import CratesConfig, DebianConfig, PyPIConfig
 
@@ -115,7 +115,7 @@ def test_pypi_pinned_version_and_wheel_only_latest(fake: FakeRegistry, tmp_path:
     assert pinned.upstream is not None and pinned.upstream.version == "1.0"
     latest = resolve_source("pypi:demo", tmp_path, _config(fake, tmp_path))
     assert latest.upstream is not None and latest.upstream.version == "1.0"  # newest with an sdist
-    with pytest.raises(StageError, match=r"pypi:demo==3.0: not available"):
+    with pytest.raises(SourceUnavailable, match=r"pypi:demo==3.0: not available"):
         resolve_source("pypi:demo==3.0", tmp_path, _config(fake, tmp_path))
 
 
@@ -126,7 +126,7 @@ def test_pypi_digest_mismatch_is_refused(fake: FakeRegistry, tmp_path: Path) -> 
         "releases": {},
     }
     fake.files["/pypi/demo/json"] = json.dumps(meta).encode()
-    with pytest.raises(StageError, match="does not match the registry"):
+    with pytest.raises(SourceError, match="does not match the registry"):
         resolve_source("pypi:demo", tmp_path, _config(fake, tmp_path))
     assert not (tmp_path / "sources").exists() or not any((tmp_path / "sources").iterdir())
 
@@ -162,7 +162,7 @@ def test_crate_newest_release_the_image_rustc_builds(fake: FakeRegistry, tmp_pat
     assert co.task_id.startswith("crate__democli.") and (co.path / "src/main.rs").exists()
     pinned = resolve_source("crate:democli@0.3.0", tmp_path, _config(fake, tmp_path))
     assert pinned.upstream is not None and pinned.upstream.version == "0.3.0"
-    with pytest.raises(StageError, match="not available"):
+    with pytest.raises(SourceUnavailable, match="not available"):
         resolve_source("crate:democli@9.9.9", tmp_path, _config(fake, tmp_path))
 
 
@@ -200,18 +200,18 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
     assert co.task_id.startswith("debian__demo.") and (co.path / "configure.ac").exists()
     assert co.upstream is not None and (co.upstream.version, co.upstream.registry) == ("1.0-1", "debian")
     assert co.upstream.url.endswith("demo_1.0.orig.tar.gz")
-    with pytest.raises(StageError, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
+    with pytest.raises(SourceUnavailable, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
         resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
-    with pytest.raises(StageError, match=r"debian:nothere: not available"):
+    with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):
         resolve_source("debian:nothere", tmp_path, _config(fake, tmp_path))
 
 
 def test_unknown_prefix_lists_the_providers(tmp_path: Path) -> None:
-    with pytest.raises(StageError, match=r"unknown source type 'npm'.*crate:, debian:, pypi:"):
+    with pytest.raises(SourceError, match=r"unknown source type 'npm'.*crate:, debian:, pypi:"):
         resolve_source("npm:left-pad", tmp_path)
 
 
 def test_bad_registry_specs(tmp_path: Path) -> None:
     for bad, pattern in (("pypi:a b", "pypi:NAME"), ("crate:x@", "crate:NAME"), ("debian:A_B", "debian:PKG")):
-        with pytest.raises(StageError, match=pattern):
+        with pytest.raises(SourceError, match=pattern):
             resolve_source(bad, tmp_path)

@@ -43,8 +43,8 @@ class Round(BaseModel):
     revisions: int
     step: int
     summary: str
-    tests_dir: str
-    test_files: list[str]
+    output_dir: str
+    files: list[str]
     usage: Usage
 
 
@@ -63,7 +63,8 @@ def run_agent(
     feedback: FeedbackFn | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> AgentResult:
-    """Let `model` write pytest files into `task.tests_dir`; never raises on model failure."""
+    """Let `model` work on `task` until it submits its files in `task.output_dir` or a budget
+    ends the run; never raises on model failure."""
     run = _Run(model, sandbox, task, config or AgentConfig(), trajectory_path, coverage, clock)
     while (budget := run.budget_spent()) is None:
         try:
@@ -110,15 +111,21 @@ class _Run:
             coverage=coverage,
         )
         tools = "\n".join(f"- `{s.name}`: {s.description}" for s in self.toolbox.specs)
-        variables, templates = {**task.model_dump(), "tools": tools}, config.templates_dir
+        variables = {
+            **task.variables,
+            "workdir": task.workdir,
+            "output_dir": task.output_dir,
+            "instructions": task.instructions,
+            "tools": tools,
+        }
         self.trajectory = Trajectory(
             model=model.name,
             started_at=datetime.now(UTC),
             task=task,
             config=config,
             messages=[
-                Message(role="system", content=render("system.md", variables, templates)),
-                Message(role="user", content=render("task.md", variables, templates)),
+                Message(role="system", content=render(task.system, variables, "system")),
+                Message(role="user", content=render(task.prompt, variables, "task")),
             ],
         )
         write_trajectory(path, self.trajectory)
@@ -186,8 +193,8 @@ class _Run:
             revisions=self.revisions,
             step=len(self.trajectory.steps),
             summary=summary,
-            tests_dir=self.task.tests_dir,
-            test_files=self.test_files(),
+            output_dir=self.task.output_dir,
+            files=self.output_files(),
             usage=self.usage,
         )
         notes = [note for note in feedback(round_) if note.strip()]
@@ -199,16 +206,16 @@ class _Run:
         write_trajectory(self.path, self.trajectory)
         return True
 
-    def test_files(self) -> list[str]:
-        """The pytest files in the tests directory, relative to it."""
-        with tempfile.TemporaryDirectory(prefix="tf-agent-tests-") as tmp:
+    def output_files(self) -> list[str]:
+        """The answer's files in the output directory, relative to it."""
+        with tempfile.TemporaryDirectory(prefix="tf-agent-out-") as tmp:
             try:
-                self.sandbox.get_dir(self.task.tests_dir, Path(tmp))
+                self.sandbox.get_dir(self.task.output_dir, Path(tmp))
             except FileNotFoundError:
                 return []
             found = {
                 p.relative_to(tmp).as_posix()
-                for pattern in self.config.test_patterns
+                for pattern in self.task.outputs
                 for p in Path(tmp).rglob(pattern)
                 if p.is_file()
             }
@@ -217,18 +224,18 @@ class _Run:
     def finish(
         self, status: Status, *, exhausted: Budget | None = None, error: str | None = None
     ) -> AgentResult:
-        """Collect the test files, write the final trajectory, and return the result."""
+        """Collect the answer's files, write the final trajectory, and return the result."""
         try:
-            files = self.test_files()
+            files = self.output_files()
         except SandboxError as exc:
             files = []
-            status, error = "error", error or f"sandbox: cannot list tests: {exc}"
+            status, error = "error", error or f"sandbox: cannot list the output: {exc}"
         result = AgentResult(
             status=status,
             exhausted=exhausted,
             error=error,
-            tests_dir=self.task.tests_dir,
-            test_files=files,
+            output_dir=self.task.output_dir,
+            files=files,
             steps=len(self.trajectory.steps),
             revisions=self.revisions,
             usage=self.usage,
@@ -237,5 +244,5 @@ class _Run:
         )
         self.trajectory.result = result
         write_trajectory(self.path, self.trajectory)
-        log.info("agent run %s (%s): %d test files", status, exhausted or error, len(files))
+        log.info("agent run %s (%s): %d files", status, exhausted or error, len(files))
         return result

@@ -12,7 +12,7 @@ from taskfoundry import atomic
 from taskfoundry.agent.model import Message, Turn, Usage
 
 #: Version of the trajectory file format; bump on an incompatible change.
-TRAJECTORY_SCHEMA_VERSION = 1
+TRAJECTORY_SCHEMA_VERSION = 2  # 2: AgentTask carries its prompts; output_dir/files
 
 Budget = Literal["steps", "cost", "time"]
 Status = Literal["submitted", "exhausted", "error"]
@@ -27,24 +27,24 @@ class AgentConfig(BaseModel):
     bash_timeout: float = Field(default=120.0, gt=0, description="seconds one bash command may run")
     output_limit: int = Field(default=10_000, ge=200, description="characters of tool output shown")
     max_revisions: int = Field(default=3, ge=0, description="feedback rounds after a submit")
-    test_patterns: list[str] = Field(
-        default_factory=lambda: ["test_*.py", "*_test.py"],
-        description="glob patterns of the pytest files collected from the tests directory",
-    )
-    templates_dir: Path | None = Field(
-        default=None,
-        description="directory with system.md / task.md overriding the built-in prompts",
-    )
 
 
 class AgentTask(BaseModel):
-    """What the agent works on; every field is available to the prompt templates."""
+    """What one run works on: a directory whose files are the answer, and the prompts.
 
-    executable: str = Field(description="sandbox path of the program the tests must run")
-    tests_dir: str = Field(description="sandbox directory the agent writes pytest files into")
+    The prompts are `string.Template`s (`$$` is a literal dollar sign) filled with
+    `variables` plus `workdir`, `output_dir`, `instructions` and `tools` (a bullet list of
+    the tools offered). The caller writes them: the loop knows nothing of what is asked."""
+
     workdir: str = Field(description="sandbox directory bash commands start in")
-    context: str = Field(default="", description="where the source, docs and existing tests are")
-    instructions: str = Field(default="", description="extra instructions appended to the task prompt")
+    output_dir: str = Field(description="sandbox directory the agent leaves its answer in")
+    outputs: list[str] = Field(
+        default_factory=lambda: ["*"], description="glob patterns of the answer's files in output_dir"
+    )
+    system: str = Field(description="the system prompt (a template)")
+    prompt: str = Field(description="the task prompt (a template)")
+    variables: dict[str, str] = Field(default_factory=dict, description="values for the templates")
+    instructions: str = Field(default="", description="extra instructions, `$instructions` in a prompt")
 
 
 class Observation(BaseModel):
@@ -74,13 +74,13 @@ class Step(BaseModel):
 
 
 class AgentResult(BaseModel):
-    """How a run ended, and the test files it left in `tests_dir`."""
+    """How a run ended, and the files it left in `output_dir`."""
 
     status: Status
     exhausted: Budget | None = Field(default=None, description="the budget that ended the run")
     error: str | None = None
-    tests_dir: str
-    test_files: list[str] = Field(default_factory=list, description="relative to tests_dir")
+    output_dir: str
+    files: list[str] = Field(default_factory=list, description="answer files, relative to output_dir")
     steps: int = 0
     revisions: int = 0
     usage: Usage = Field(default_factory=Usage)

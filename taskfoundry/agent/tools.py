@@ -58,15 +58,15 @@ BASH_SPEC = ToolSpec(
 )
 COVERAGE_SPEC = ToolSpec(
     name="coverage",
-    description="Run the tests written so far on the coverage build; report uncovered lines.",
+    description="Measure line coverage of what you have written so far; report uncovered lines.",
     parameters={"type": "object", "properties": {}},
 )
 SUBMIT_SPEC = ToolSpec(
     name=SUBMIT,
-    description="Finish: the tests in the tests directory are your answer.",
+    description="Finish: the files you left in the output directory are your answer.",
     parameters={
         "type": "object",
-        "properties": {"summary": {"type": "string", "description": "what the tests cover"}},
+        "properties": {"summary": {"type": "string", "description": "what your answer does"}},
     },
 )
 

@@ -3,12 +3,21 @@
 The executable is `$TF_EXECUTABLE`, by default `executable` in the workspace
 (two levels above this file: eval/tests/tfrun.py), so the same tests run
 against the gold program, the dummies and a submission.
+
+Isolation (taskfoundry's grading harness sets `TF_PROGRAM_UID` and runs pytest as
+root, the grader): each call runs the program as an unprivileged uid of its own
+(`TF_PROGRAM_UID` + the pytest-xdist worker's number), in a working directory that
+uid owns only while the call lasts. That uid cannot read `eval/` (tests, this
+helper, the report), cannot signal or trace pytest, and every process it started
+is killed before the call returns. Without `TF_PROGRAM_UID`, or when pytest does
+not run as root (another evaluator), the program runs as pytest's own user.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +34,15 @@ class Result:
 
 def executable() -> str:
     return os.environ.get("TF_EXECUTABLE", str(WORKSPACE / "executable"))
+
+
+def program_uid():
+    """The uid this pytest worker runs programs as, or None (no isolation)."""
+    base = os.environ.get("TF_PROGRAM_UID")
+    if not base or os.geteuid() != 0:
+        return None
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(base) + int(worker.lstrip("gw") or 0)
 
 
 def run(args, stdin="", files=None, cwd=None):
@@ -49,16 +67,87 @@ def run(args, stdin="", files=None, cwd=None):
     # TF_ARGV0: the name the program sees during generation, the workspace path it has later
     argv0 = os.environ.get("TF_ARGV0") or executable()
     data = stdin.encode() if isinstance(stdin, str) else stdin  # bytes: binary input
-    proc = subprocess.run(
-        [argv0, *args],
-        executable=executable(),
-        input=data,
-        capture_output=True,
-        cwd=cwd,
-        env=env,
-        timeout=TIMEOUT,
-        start_new_session=True,
-    )
+    uid = program_uid()
+    drop = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+    if uid is not None:
+        _lend(cwd, uid)
+    try:
+        proc = subprocess.run(
+            [argv0, *args],
+            executable=executable(),
+            input=data,
+            capture_output=True,
+            cwd=cwd,
+            env=env,
+            timeout=TIMEOUT,
+            start_new_session=True,
+            **drop,
+        )
+    finally:
+        if uid is not None:
+            reap(uid)
+            _reclaim(cwd)
     return Result(
         proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
     )
+
+
+def _lend(cwd, uid):
+    """`cwd` and what the test wrote there belong to `uid` for the call; its parents (the
+    grader's, 0700) become traversable but not listable, so an absolute path to `cwd` works
+    while other tests' directories stay unknown and unwritable."""
+    _chown_tree(cwd, uid)
+    for parent in cwd.resolve().parents:
+        mode = os.stat(parent).st_mode
+        if mode & 0o011 != 0o011:
+            os.chmod(parent, (mode & 0o7777) | 0o011)
+
+
+def _reclaim(cwd):
+    """Back to the grader: a later program of the same uid cannot touch a finished test's files."""
+    _chown_tree(cwd, 0)
+
+
+def _chown_tree(top, uid):
+    """`top` and everything under it (links themselves, never their targets) to `uid`."""
+    for parent, dirs, names in os.walk(top):
+        for name in [*dirs, *names]:
+            os.lchown(os.path.join(parent, name), uid, uid)
+    os.chown(top, uid, uid)
+
+
+def reap(uid, rounds=50):
+    """Kill every process of `uid`. kill(-1) from a process of that uid reaches exactly its
+    own processes (and is atomic against fork), so a fork bomb is gone in one round."""
+    for _ in range(rounds):
+        subprocess.run(
+            ["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+        if not _alive(uid):
+            return
+        time.sleep(0.01)
+    raise RuntimeError(f"processes of uid {uid} survived {rounds} rounds of kill -9")
+
+
+def _alive(uid):
+    """Live (not zombie) processes whose real uid is `uid`."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:  # gone meanwhile
+            continue
+        if fields.get("State", "").strip().startswith("Z"):
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            return True
+    return False

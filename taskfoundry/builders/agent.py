@@ -3,7 +3,7 @@ writes `build.sh` and `build-cov.sh` inside a build container, and each submit i
 by running both scripts on clean copies of the repository.
 
 The verified scripts become a Recipe (kind `agent`) that `run_build` builds like any other.
-The run's trajectory is kept as `<workdir>/builds/<task id>/agent-build.json`.
+The run's trajectory is kept as `TaskNames.build_dir / "agent-build.json"`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.agent import AgentConfig, AgentTask, Model, ModelConfig, Round, run_agent
 from taskfoundry.builders import agent_prompts
+from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import c_language, source_files
-from taskfoundry.builders.recipe import CoverageKind, Recipe, detect_recipe
-from taskfoundry.errors import StageError
+from taskfoundry.builders.recipe import CoverageKind, Recipe
+from taskfoundry.errors import BuildError, NoBuildSystem
+from taskfoundry.naming import TaskNames
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import Checkout
@@ -29,6 +31,7 @@ from taskfoundry.sources import Checkout
 log = logging.getLogger(__name__)
 WORK = "/src"
 PRISTINE = "/pristine"
+SCRIPTS = ("build.sh", "build-cov.sh")  # what the agent writes: its answer
 
 
 class BuildAgentConfig(BaseModel):
@@ -58,44 +61,43 @@ def resolve_recipe(
     executable: str | None,
     image: str,
     client: docker.DockerClient,
-    workdir: Path,
+    names: TaskNames,
     agent: BuildAgent | None = None,
 ) -> Recipe:
     """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
     try:
         return detect_recipe(checkout.path, executable, checkout.repo)
-    except StageError as exc:
-        if agent is None or "no build system detected" not in exc.message:
+    except NoBuildSystem as exc:
+        if agent is None:
             raise
         log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
-        return agent_recipe(checkout, image, client, workdir, agent)
+        return agent_recipe(checkout, image, client, names, agent)
 
 
 def agent_recipe(
-    checkout: Checkout, image: str, client: docker.DockerClient, workdir: Path, agent: BuildAgent
+    checkout: Checkout, image: str, client: docker.DockerClient, names: TaskNames, agent: BuildAgent
 ) -> Recipe:
     cfg = agent.config
-    builddir = workdir / "builds" / checkout.task_id
+    builddir = names.build_dir
     trajectory = builddir / "agent-build.json"
     limits = SandboxLimits(network=True, user="0:0", memory_mb=cfg.memory_mb, pids=2048)
     with DockerSandbox(image, limits, client=client) as box:
         _upload(box, checkout.path)
         verifier = Verifier(box, coverage_kind(checkout.path), cfg.verify_timeout)
-        config = cfg.agent.model_copy(
-            update={
-                "templates_dir": _templates(builddir / "agent-prompts"),
-                "test_patterns": ["build.sh", "build-cov.sh"],
-            }
+        task = AgentTask(
+            workdir=WORK,
+            output_dir=WORK,
+            outputs=list(SCRIPTS),
+            system=agent_prompts.SYSTEM,
+            prompt=agent_prompts.TASK,
         )
-        task = AgentTask(executable=f"{WORK}/executable", tests_dir=WORK, workdir=WORK)
-        result = run_agent(agent.model, box, task, config, trajectory_path=trajectory, feedback=verifier)
+        result = run_agent(agent.model, box, task, cfg.agent, trajectory_path=trajectory, feedback=verifier)
         problems = verifier.problems if verifier.checked else verifier(None)
         if problems:
             why = f"{result.status}" + (
                 f" ({result.exhausted or result.error})" if result.exhausted or result.error else ""
             )
-            raise StageError(
-                "build",
+            raise BuildError(
                 f"no build system detected, and the build agent's scripts do "
                 f"not work (agent {why}): {problems[0][:500]}",
                 trajectory,
@@ -173,10 +175,3 @@ def _upload(box: Sandbox, repo: Path) -> None:
         shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         box.put_dir(copy, WORK)
     box.exec(f"cp -a {WORK} {PRISTINE}", timeout=600, workdir="/")
-
-
-def _templates(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "system.md").write_text(agent_prompts.SYSTEM)
-    (directory / "task.md").write_text(agent_prompts.TASK)
-    return directory

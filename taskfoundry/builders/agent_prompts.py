@@ -22,6 +22,5 @@ Use relative paths only. Test both scripts in a scratch copy (`cp -a $workdir /t
 run the program once. When they work, call `submit`; each submit is checked by building
 both scripts in clean copies, and what fails is sent back to you.
 
-$context
 $instructions
 """

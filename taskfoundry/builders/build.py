@@ -24,6 +24,7 @@ from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOL
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.build import build_image
+from taskfoundry.naming import TaskNames
 from taskfoundry.sources import Checkout
 
 __all__ = ["COVERAGE", "COV_ROOT", "GOLD", "BuildResult", "build_script", "run_build"]
@@ -114,13 +115,13 @@ def run_build(
     checkout: Checkout,
     recipe: Recipe,
     base: str,
-    workdir: Path,
+    names: TaskNames,
     client: docker.DockerClient,
-    namespace: str,
 ) -> BuildResult:
     """Build the `:task` image; an image whose inputs are unchanged is reused as it is."""
-    toolchain = ensure_toolchain(client, base, recipe.packages, workdir, namespace)
-    builddir = workdir / "builds" / checkout.task_id
+    workdir = names.work_dir
+    toolchain = ensure_toolchain(client, base, recipe.packages, workdir, names.namespace)
+    builddir = names.build_dir
     context = builddir / "context"
     shutil.rmtree(context, ignore_errors=True)
     shutil.copytree(checkout.path, context / "src", symlinks=True, ignore=shutil.ignore_patterns(".git"))
@@ -136,8 +137,7 @@ def run_build(
     (context / "recipe.json").write_text(json.dumps(recipe.model_dump(), sort_keys=True))
     has_deps = (context / "deps").exists()
     (context / "Dockerfile").write_text(dockerfile(toolchain.image, recipe, deps, has_deps))
-    repo = f"{namespace}/build-{checkout.owner}_1776_{checkout.repo}"
-    tag, built = build_image(client, context, repo, builddir / "build.log", stage="build")
+    tag, built = build_image(client, context, names.build_repo, builddir / "build.log")
     return BuildResult(
         image=tag,
         built=built,

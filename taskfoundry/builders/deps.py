@@ -25,7 +25,7 @@ from taskfoundry.builders import wheels
 from taskfoundry.builders.layout import DEPS
 from taskfoundry.builders.pick import read
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +61,10 @@ def prepare_deps(src: Path, recipe: Recipe, deps_dir: Path, cache: Path, rust_ve
 
 def run(argv: list[str], cwd: Path | None, what: str) -> str:
     if shutil.which(argv[0]) is None:
-        raise StageError("build", f"{what} needs `{argv[0]}` on the host (not found)")
+        raise BuildError(f"{what} needs `{argv[0]}` on the host (not found)")
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise StageError("build", f"{what} failed: {' '.join(argv[:3])}...: {proc.stderr.strip()[-1500:]}")
+        raise BuildError(f"{what} failed: {' '.join(argv[:3])}...: {proc.stderr.strip()[-1500:]}")
     return proc.stdout
 
 
@@ -74,7 +74,7 @@ def _cargo(src: Path, deps_dir: Path, cache: Path, rust_version: str) -> Deps:
         _lock_for(src, rust_version)
     text = lock.read_text()
     if 'source = "git+' in text:
-        raise StageError("build", "Cargo.lock has git dependencies, which cannot be fetched here")
+        raise BuildError("Cargo.lock has git dependencies, which cannot be fetched here")
     if 'source = "registry+' not in text:
         return Deps(notes=["cargo: no registry dependencies"])
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -143,8 +143,7 @@ def _go_check(src: Path) -> None:
                 external.add(imp)
     if external:
         shown = ", ".join(sorted(external)[:5]) + (" ..." if len(external) > 5 else "")
-        raise StageError(
-            "build",
+        raise BuildError(
             f"imports packages of other Go modules ({shown}) and has no vendor/ "
             "directory; the Go module proxy is not reachable from here",
         )

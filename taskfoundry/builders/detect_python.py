@@ -21,7 +21,7 @@ from typing import Any
 from taskfoundry.builders.layout import COV_ROOT, DEPS
 from taskfoundry.builders.pick import choose, read
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 WHEELS = f"{DEPS}/wheels"
 COV_VENV = "/opt/tf-cov-venv"
@@ -37,7 +37,7 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
     name = choose(list(scripts), exe, [package, project_name(repo)], "the Python project")
     entry = scripts[name]
     if not re.fullmatch(r"[\w.]+:[\w.]+", entry):
-        raise StageError("build", f"console script {name} = {entry!r}: not module:function")
+        raise BuildError(f"console script {name} = {entry!r}: not module:function")
     return Recipe(
         kind="python",
         language="python",
@@ -126,7 +126,7 @@ def _pyproject(repo: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(read(repo / "pyproject.toml"))
     except tomllib.TOMLDecodeError as exc:
-        raise StageError("build", f"pyproject.toml: cannot read ({exc})") from exc
+        raise BuildError(f"pyproject.toml: cannot read ({exc})") from exc
 
 
 def _setup_cfg(repo: Path) -> configparser.ConfigParser:

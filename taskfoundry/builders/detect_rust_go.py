@@ -9,7 +9,7 @@ from typing import Any
 
 from taskfoundry.builders.pick import choose, read
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 
 def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
@@ -59,7 +59,7 @@ def _toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise StageError("build", f"{path.name}: cannot read ({exc})") from exc
+        raise BuildError(f"{path.name}: cannot read ({exc})") from exc
 
 
 def go(repo: Path, exe: str | None, package: str | None) -> Recipe | None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 #: Directories whose sources are not the program's own (tests, examples, bundled code).
 SKIP_DIRS = {
@@ -45,18 +45,17 @@ def choose(candidates: list[str], want: str | None, names: Iterable[str | None],
     (package, project); else the only candidate. Several left is an error listing them."""
     if want:
         if candidates and want not in candidates:
-            raise StageError("build", f"{what}: no program {want!r} (found: {', '.join(candidates)})")
+            raise BuildError(f"{what}: no program {want!r} (found: {', '.join(candidates)})")
         return want
     if not candidates:
-        raise StageError("build", f"{what}: builds no program")
+        raise BuildError(f"{what}: builds no program")
     for name in names:
         hits = [c for c in candidates if name and norm(c) == norm(name)]
         if hits:
             return hits[0]
     if len(set(candidates)) == 1:
         return candidates[0]
-    raise StageError(
-        "build",
+    raise BuildError(
         f"{what}: builds several programs ({', '.join(candidates)}) and none "
         "is named like the package: set `executable` in taskfoundry.yaml or pass "
         "--executable",

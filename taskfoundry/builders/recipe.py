@@ -1,20 +1,14 @@
-"""Build recipes: detected from the tree, or declared in `taskfoundry.yaml` (which wins).
+"""The build recipe of one repository, and the `taskfoundry.yaml` that declares one.
 
-Detectors are tried in order (cargo, go, cmake, meson, autotools, make, python); the
-first that recognises the tree gives the recipe, and any field the YAML declares
-replaces the detected one.
+Plain models: detection (`builders.detect`) and the detectors import them, never the
+other way round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
-
-from taskfoundry.errors import StageError
-from taskfoundry.models import load_yaml_model
 
 CoverageKind = Literal["gcov", "llvm", "go", "python", "none"]
 RECIPE_FILE = "taskfoundry.yaml"
@@ -52,56 +46,3 @@ class RecipeFile(BaseModel):
     coverage: CoverageKind | None = None
     packages: list[str] | None = None
     source_visible: bool | None = None
-
-
-#: A detector: (repository, executable asked for, package name) -> recipe, or None if not its kind.
-Detector = Callable[[Path, str | None, str | None], Recipe | None]
-
-
-def detectors() -> list[tuple[str, Detector]]:
-    from taskfoundry.builders import detect_c, detect_python, detect_rust_go
-
-    return [
-        ("cargo", detect_rust_go.cargo),
-        ("go", detect_rust_go.go),
-        ("cmake", detect_c.cmake),
-        ("meson", detect_c.meson),
-        ("autotools", detect_c.autotools),
-        ("make", detect_c.make),
-        ("python", detect_python.python_project),
-    ]
-
-
-def detect_recipe(repo: Path, executable: str | None = None, package: str | None = None) -> Recipe:
-    """Pick a recipe for `repo`, then apply its `taskfoundry.yaml`, if any.
-
-    `executable` names the program to build when there are several (it wins over the
-    YAML's `executable`); otherwise the one named like `package` (the registry or
-    repository name) or like the build system's project is taken. In a declared
-    recipe with no detected build system, `executable` is the gold program's path.
-    """
-    declared = declared_recipe(repo)
-    exe = executable or declared.executable
-    detected = None
-    for _name, detector in detectors():
-        detected = detector(repo, exe, package)
-        if detected:
-            break
-    fields = declared.model_dump(exclude_none=True)
-    if detected is not None:
-        fields.pop("executable", None)  # the detector used it to pick the program (and its path)
-    if detected is None:
-        try:
-            return Recipe(**{"kind": "declared", "language": "unknown", **fields})
-        except ValueError as exc:
-            names = ", ".join(name for name, _ in detectors())
-            raise StageError(
-                "build", f"{repo.name}: no build system detected ({names}) and no complete {RECIPE_FILE}"
-            ) from exc
-    return detected.model_copy(update=fields)
-
-
-def declared_recipe(repo: Path) -> RecipeFile:
-    """The repository's `taskfoundry.yaml` (validated: a bad field is a ConfigError naming it)."""
-    path = repo / RECIPE_FILE
-    return load_yaml_model(path, RecipeFile) if path.exists() else RecipeFile()

@@ -47,5 +47,5 @@ def ensure_toolchain(
     context.mkdir(parents=True, exist_ok=True)
     (context / "Dockerfile").write_text(dockerfile)
     log = builddir / "build.log"
-    tag, built = build_image(client, context, f"{namespace}/toolchain", log, stage="build")
+    tag, built = build_image(client, context, f"{namespace}/toolchain", log)
     return Toolchain(image=tag, built=built, log=log)

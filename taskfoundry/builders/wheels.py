@@ -20,7 +20,7 @@ from pathlib import Path
 
 from taskfoundry.builders.detect_python import build_requires
 from taskfoundry.builders.pick import read
-from taskfoundry.errors import StageError
+from taskfoundry.errors import BuildError
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def _pip(args: list[str], what: str) -> None:
         check=False,
     )
     if proc.returncode != 0:
-        raise StageError("build", f"{what} failed on the host: {proc.stderr.strip()[-1500:]}")
+        raise BuildError(f"{what} failed on the host: {proc.stderr.strip()[-1500:]}")
 
 
 def runtime_requires(src: Path, tmp: Path) -> list[str]:
@@ -62,7 +62,7 @@ def runtime_requires(src: Path, tmp: Path) -> list[str]:
     _pip(["wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(copy)], "building the wheel")
     wheel = next(out.glob("*.whl"), None)
     if wheel is None:
-        raise StageError("build", "pip wheel produced no wheel for the project")
+        raise BuildError("pip wheel produced no wheel for the project")
     with zipfile.ZipFile(wheel) as zf:
         name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         meta = email.parser.Parser().parsestr(zf.read(name).decode())
@@ -77,6 +77,6 @@ def _download(requirements: list[str], wheels: Path) -> None:
             [*base, "--only-binary=:all:", "--python-version", IMAGE_PYTHON, *requirements],
             "pip download (wheels)",
         )
-    except StageError as exc:
+    except BuildError as exc:
         log.info("no wheels for every requirement (%s); allowing sdists", exc.message[-200:])
         _pip([*base, *requirements], "pip download")

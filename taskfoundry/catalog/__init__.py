@@ -7,7 +7,8 @@ for task in cat.filter(language="rust", difficulty="easy").limit(5).tasks():
 """
 
 from taskfoundry.catalog.catalog import Catalog, LoadError
-from taskfoundry.catalog.grading import DockerUnavailable, Grade
+from taskfoundry.catalog.grading import Grade
 from taskfoundry.catalog.records import TaskRecord
+from taskfoundry.errors import DockerUnavailable, ReleaseError
 
-__all__ = ["Catalog", "DockerUnavailable", "Grade", "LoadError", "TaskRecord"]
+__all__ = ["Catalog", "DockerUnavailable", "Grade", "LoadError", "ReleaseError", "TaskRecord"]

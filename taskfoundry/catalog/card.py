@@ -85,7 +85,8 @@ def dataset_card(name: str, as_of: str, made: str, namespace: str, cat: Catalog,
     s = CardSummary.of(cat)
     load = "taskfoundry release load ." if images else "taskfoundry release load . --no-images"
     saved = (
-        "`docker save` of every task's `:task` and `:task_cleanroom` image"
+        "`docker save` of every task's `:task`, `:task_cleanroom` and (for ProgramBench's evaluator) "
+        "`:task_cleanroom_v6` image"
         if images
         else "not in this release: build the tasks on the machine that grades them"
     )

@@ -24,10 +24,10 @@ from pydantic import BaseModel, ValidationError
 
 from taskfoundry import atomic
 from taskfoundry.catalog.grading import Grade, evaluate_record, grade_of
+from taskfoundry.catalog.index import load_index
 from taskfoundry.catalog.records import TaskRecord, read_record
 from taskfoundry.errors import ConfigError
-from taskfoundry.evaluate.config import EvalConfig
-from taskfoundry.flows.index import load_index
+from taskfoundry.harness.config import EvalConfig
 
 log = logging.getLogger(__name__)
 DUMP_SUFFIXES = (".json", ".jsonl")

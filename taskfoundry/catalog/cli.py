@@ -1,10 +1,15 @@
-"""`taskfoundry tasks` and `taskfoundry release` (registered by taskfoundry.cli)."""
+"""`taskfoundry tasks` and `taskfoundry release` (registered by taskfoundry.cli).
+
+`tasks --publish` puts the table on the dashboard through a publisher the CLI hands in
+(`flows.dashboard`): the catalog itself never imports the orchestration layer.
+"""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -48,68 +53,63 @@ def _print(cat: Catalog, fmt: str) -> None:
         console.print(table)
 
 
-def _publish(path: Path) -> str:
-    from taskfoundry.flows.dashboard import publish_catalog_flow
-
-    return publish_catalog_flow(path)
+Publisher = Callable[[Path], str]  # publishes the catalog of a path, returns the artifact key
 
 
-@click.command("tasks")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--language", multiple=True, help="keep this language (repeatable)")
-@click.option("--difficulty", multiple=True, help="keep this difficulty: easy, medium, hard (repeatable)")
-@click.option("--kind", multiple=True, help="keep this task kind: program, function, feature (repeatable)")
-@click.option("--id", "ids", multiple=True, help="keep this task id (repeatable)")
-@click.option("--released-before", type=click.DateTime(), default=None, help="released (else built) before")
-@click.option("--released-after", type=click.DateTime(), default=None, help="released on or after")
-@click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table")
-@click.option("--breakdown", type=click.Choice(BREAKDOWN_FIELDS), default=None, help="count by this field")
-@click.option(
-    "--publish",
-    is_flag=True,
-    help="publish the table of every task of PATH as a Prefect artifact (the dashboard)",
-)
-def tasks_command(
-    path: Path,
-    language: tuple[str, ...],
-    difficulty: tuple[str, ...],
-    kind: tuple[str, ...],
-    ids: tuple[str, ...],
-    released_before: datetime | None,
-    released_after: datetime | None,
-    limit: int | None,
-    fmt: str,
-    breakdown: str | None,
-    publish: bool,
-) -> None:
-    """List the built tasks of PATH: an OUT folder, a tasks folder, a release or a .json/.jsonl dump."""
-    try:
-        cat = Catalog.load(path).filter(
-            language=language or None,
-            difficulty=difficulty or None,
-            kind=kind or None,
-            ids=ids or None,
-            released_before=released_before,
-            released_after=released_after,
-        )
-        if limit is not None:
-            cat = cat.limit(limit)
-        for error in cat.errors:
-            click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
-        if breakdown is not None:
-            counts = cat.breakdown(breakdown)
-            if fmt == "table":
-                for value, count in counts.items():
-                    click.echo(f"{value}\t{count}")
-            else:
-                _echo_json(counts, fmt)
-        else:
-            _print(cat, fmt)
-        if publish:
-            click.echo(f"published artifact {_publish(path)}", err=True)
-    except TaskfoundryError as exc:
-        _fail(exc)
+def _list(path: Path, limit: int | None, fmt: str, breakdown: str | None, filters: dict[str, Any]) -> None:
+    # click gives () for a repeatable option not given: no filter, not "match nothing"
+    cat = Catalog.load(path).filter(**{key: value or None for key, value in filters.items()})
+    if limit is not None:
+        cat = cat.limit(limit)
+    for error in cat.errors:
+        click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
+    if breakdown is None:
+        _print(cat, fmt)
+    elif fmt == "table":
+        for value, count in cat.breakdown(breakdown).items():
+            click.echo(f"{value}\t{count}")
+    else:
+        _echo_json(cat.breakdown(breakdown), fmt)
+
+
+def tasks_command(publish: Publisher) -> click.Command:
+    """The `tasks` command; `publish` runs for `--publish`."""
+
+    @click.command("tasks")
+    @click.argument("path", type=click.Path(exists=True, path_type=Path))
+    @click.option("--language", multiple=True, help="keep this language (repeatable)")
+    @click.option("--difficulty", multiple=True, help="keep this difficulty: easy, medium, hard (repeatable)")
+    @click.option(
+        "--kind", multiple=True, help="keep this task kind: program, function, feature (repeatable)"
+    )
+    @click.option("--id", "ids", multiple=True, help="keep this task id (repeatable)")
+    @click.option(
+        "--released-before", type=click.DateTime(), default=None, help="released (else built) before"
+    )
+    @click.option("--released-after", type=click.DateTime(), default=None, help="released on or after")
+    @click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
+    @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table")
+    @click.option(
+        "--breakdown", type=click.Choice(BREAKDOWN_FIELDS), default=None, help="count by this field"
+    )
+    @click.option(
+        "--publish",
+        "publish_it",
+        is_flag=True,
+        help="publish the table of every task of PATH as a Prefect artifact (the dashboard)",
+    )
+    def command(
+        path: Path, limit: int | None, fmt: str, breakdown: str | None, publish_it: bool, **filters: Any
+    ) -> None:
+        """List the built tasks of PATH: an OUT folder, a tasks folder, a release or a .json/.jsonl dump."""
+        try:
+            _list(path, limit, fmt, breakdown, filters)
+            if publish_it:
+                click.echo(f"published artifact {publish(path)}", err=True)
+        except TaskfoundryError as exc:
+            _fail(exc)
+
+    return command
 
 
 class _DefaultMake(click.Group):

@@ -13,18 +13,14 @@ import docker
 from pydantic import BaseModel
 
 from taskfoundry.catalog.records import TaskRecord
-from taskfoundry.errors import ConfigError, SandboxError
-from taskfoundry.evaluate.config import EvalConfig
+from taskfoundry.errors import ConfigError, DockerUnavailable, SandboxError
 from taskfoundry.evaluate.models import EvaluationResult
 from taskfoundry.evaluate.run import eval_path
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.evaluate.task import TaskSpec, evaluate_task, load_task
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.models import load_json_model, save_json
 from taskfoundry.sandbox.docker import docker_client
-
-
-class DockerUnavailable(SandboxError):
-    """No Docker engine answers at DOCKER_HOST (or the local socket): nothing can be graded here."""
 
 
 class Grade(BaseModel):

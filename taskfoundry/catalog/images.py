@@ -13,18 +13,25 @@ from pathlib import Path
 
 import docker
 
-from taskfoundry.errors import TaskfoundryError
+from taskfoundry.catalog.records import TaskRecord
+from taskfoundry.errors import ReleaseError
 from taskfoundry.images.build import image_exists, tag_alias
+from taskfoundry.models import Images
+from taskfoundry.pipeline.package import grading_image
 
 
-class ReleaseError(TaskfoundryError):
-    """A release cannot be made or loaded; the message names the file or image."""
-
-
-def with_namespace(image: str, namespace: str) -> str:
-    """`<ns>/<name>:<tag>` under another namespace (ProgramBench's $PROGRAMBENCH_DOCKER_ORG)."""
-    # TODO(issue 13): ask the one home of the image-name rule once it exists
-    return f"{namespace}/{image.split('/', 1)[-1]}"
+def release_images(
+    client: docker.DockerClient, record: TaskRecord, namespace: str, root: Path
+) -> dict[str, str]:
+    """Each image of the task, as built -> as named in the release (under `namespace`, by
+    `naming.TaskNames`): `:task`, `:task_cleanroom`, and ProgramBench's `:task_cleanroom_v6`
+    where the task has one (tasks built before it existed do not)."""
+    new = record.names(namespace, root).images
+    renames = {record.image: new.task, record.cleanroom_image: new.task_cleanroom}
+    v6 = grading_image(Images(task=record.image, task_cleanroom=record.cleanroom_image))
+    if image_exists(client, v6):
+        renames[v6] = grading_image(new)
+    return renames
 
 
 def tag_images(client: docker.DockerClient, names: dict[str, str]) -> None:

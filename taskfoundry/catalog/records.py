@@ -18,9 +18,10 @@ from pydantic import BaseModel, Field, ValidationError
 from taskfoundry.errors import ConfigError
 from taskfoundry.evaluate.task import TaskSpec
 from taskfoundry.models import TaskStats, TaskYaml, TestsJson, load_json_model
+from taskfoundry.naming import TaskNames
 
 RECORD_SCHEMA_VERSION = 1
-DEFAULT_KIND = "program"  # task.yaml files written before `kind:` existed are program tasks
+DEFAULT_KIND = str(TaskYaml.model_fields["kind"].default)  # a task.yaml without `kind:` (older tasks)
 SOLUTION = "solution.tar.gz"  # the reference submission a task directory may carry
 
 
@@ -58,6 +59,16 @@ class TaskRecord(BaseModel):
     def task_dir(self) -> Path | None:
         return Path(self.path) if self.path else None
 
+    def names(self, namespace: str, out: Path) -> TaskNames:
+        """The task's names (images, task directory) under `namespace` in the output folder `out`."""
+        owner, _, repo = self.repository.partition("/")
+        names = TaskNames(owner=owner, repo=repo, commit=self.commit, namespace=namespace, out=out)
+        if names.task_id != self.task_id:
+            raise ConfigError(
+                f"{self.task_id}: repository {self.repository!r} and commit name {names.task_id}"
+            )
+        return names
+
     @property
     def solution(self) -> Path | None:
         """The task's reference submission, if its directory carries one."""
@@ -70,7 +81,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: a catalog re
 
 def load_spec(task_dir: Path) -> tuple[TaskSpec, dict[str, Any]]:
     """The task as the evaluator's `load_task` reads it (same models, same id check), plus the
-    raw task.yaml: fields newer than this TaskYaml (kind, stats.mutation_score) are read there.
+    raw task.yaml: fields newer than this TaskYaml (stats.mutation_score) are read there.
     ConfigError naming the file when anything is malformed."""
     path = task_dir / "task.yaml"
     try:
@@ -89,12 +100,11 @@ def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskReco
     spec, data = load_spec(task_dir)
     stats = data.get("stats")
     stats = stats if isinstance(stats, dict) else {}
-    extras = {"kind": data.get("kind") or DEFAULT_KIND, "mutation_score": stats.get("mutation_score")}
     task = spec.task
     try:
         return TaskRecord(
             task_id=task.task_id,
-            kind=str(extras["kind"]),
+            kind=task.kind,
             language=task.language,
             difficulty=task.difficulty,
             difficulty_score=task.difficulty_score,
@@ -109,7 +119,7 @@ def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskReco
             tests=sum(len(spec.expected(b)) for b in spec.branches),
             branches=len(spec.branches),
             line_rate=task.stats.line_rate,
-            mutation_score=extras["mutation_score"],
+            mutation_score=stats.get("mutation_score"),
             stats=task.stats,
             path=str(task_dir.resolve()),
         )

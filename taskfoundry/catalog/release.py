@@ -5,7 +5,8 @@
                               its blob folder: PROGRAMBENCH_BLOB_DIR=RELEASE/tasks)
       catalog.jsonl           the task records, paths relative to RELEASE
       index.json              created and release dates (`taskfoundry index`'s format)
-      images/images.tar       `docker save` of every task's :task and :task_cleanroom image
+      images/images.tar       `docker save` of every task's :task, :task_cleanroom (and
+                              ProgramBench's :task_cleanroom_v6) image
       release.json            name, cut-off, tasks, images, the card's figures
       README.md               the dataset card
       manifest.jsonl          sha256 and size of every other file
@@ -30,10 +31,11 @@ from taskfoundry import atomic
 from taskfoundry.catalog.card import CardSummary, dataset_card
 from taskfoundry.catalog.catalog import Catalog, LoadError
 from taskfoundry.catalog.grading import engine
-from taskfoundry.catalog.images import ReleaseError, load_images, save_images, tag_images, with_namespace
+from taskfoundry.catalog.images import load_images, release_images, save_images, tag_images
+from taskfoundry.catalog.index import BenchmarkIndex, IndexEntry
 from taskfoundry.catalog.manifest import check_manifest, write_manifest
 from taskfoundry.catalog.records import TaskRecord
-from taskfoundry.flows.index import BenchmarkIndex, IndexEntry
+from taskfoundry.errors import ReleaseError
 from taskfoundry.models import load_json_model, save_json
 
 log = logging.getLogger(__name__)
@@ -56,18 +58,19 @@ class ReleaseInfo(BaseModel):
     summary: CardSummary
 
 
-def _copy_task(record: TaskRecord, dest: Path, images: dict[str, str]) -> TaskRecord:
-    """Copy a task directory; rename its images in task.yaml (raw YAML: newer fields survive)."""
+def _copy_task(record: TaskRecord, root: Path, namespace: str) -> TaskRecord:
+    """Copy a task directory into the release at `root`; rename its images in task.yaml (raw
+    YAML: fields newer than this TaskYaml survive)."""
     assert record.task_dir is not None
-    shutil.copytree(record.task_dir, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    new = {"task": images[record.image], "task_cleanroom": images[record.cleanroom_image]}
-    if new != {"task": record.image, "task_cleanroom": record.cleanroom_image}:
-        data = yaml.safe_load((dest / "task.yaml").read_text())
-        data["images"] = new
-        atomic.write_yaml(dest / "task.yaml", data)
-    return record.model_copy(
-        update={"image": new["task"], "cleanroom_image": new["task_cleanroom"], "path": f"tasks/{dest.name}"}
-    )
+    names = record.names(namespace, root)
+    shutil.copytree(record.task_dir, names.task_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    new = names.images
+    if (new.task, new.task_cleanroom) != (record.image, record.cleanroom_image):
+        data = yaml.safe_load((names.task_dir / "task.yaml").read_text())
+        data["images"] = new.model_dump()
+        atomic.write_yaml(names.task_dir / "task.yaml", data)
+    path = names.task_dir.relative_to(root).as_posix()
+    return record.model_copy(update={"image": new.task, "cleanroom_image": new.task_cleanroom, "path": path})
 
 
 def _index(records: list[TaskRecord]) -> BenchmarkIndex:
@@ -103,15 +106,19 @@ def make_release(
     if not len(cat):
         raise ReleaseError(f"no task of {out} was released before {as_of:%Y-%m-%d}")
     ns = namespace or cat.tasks()[0].cleanroom_image.split("/", 1)[0]
-    renames = {i: with_namespace(i, ns) for r in cat for i in (r.image, r.cleanroom_image)}
+    saved: list[str] = []
     with atomic.staged_dir(dest) as tmp:
-        records = [_copy_task(r, tmp / "tasks" / r.task_id, renames) for r in cat]
+        records = [_copy_task(r, tmp, ns) for r in cat]
         if images:
             own = client is None
             engine_client = client or engine()
             try:
+                renames = {
+                    old: new for r in cat for old, new in release_images(engine_client, r, ns, tmp).items()
+                }
                 tag_images(engine_client, renames)
-                save_images(engine_client, sorted(renames.values()), tmp / IMAGES_TAR)
+                saved = sorted(renames.values())
+                save_images(engine_client, saved, tmp / IMAGES_TAR)
             finally:
                 if own:
                     engine_client.close()
@@ -125,7 +132,7 @@ def make_release(
             taskfoundry_version=version("taskfoundry"),
             namespace=ns,
             tasks=released.ids(),
-            images=sorted(renames.values()) if images else [],
+            images=saved,
             left_out=full.errors,
             summary=CardSummary.of(released),
         )

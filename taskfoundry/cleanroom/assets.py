@@ -16,13 +16,12 @@ import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from taskfoundry.cleanroom import shingles
+from taskfoundry.cleanroom.reports import Asset, AssetReport, Reason
 
-ASSET_DIR = "assets"
 # Test, example and data directories; `fonts` for programs whose data is fonts (figlet).
 DATA_DIRS = {
     "tests",
@@ -232,47 +231,10 @@ EXPECTED_DIRS = {
 }
 _TEST_NAME = re.compile(r"^(test_.*|.*_test\.\w+|.*\.test\.\w+|.*_spec\.\w+|run[-_]?tests?.*)$", re.I)
 
-Reason = Literal[
-    "binary",
-    "project_format",
-    "source",
-    "script",
-    "build_file",
-    "artifact",
-    "expected_output",
-    "common_text",
-    "plain_text",
-    "parses_as_source",
-    "too_large",
-    "budget",
-    "symlink",
-]
-
 
 class AssetPolicy(BaseModel):
     max_file_bytes: int = Field(1 << 20, description="largest single asset copied")
     max_total_bytes: int = Field(16 << 20, description="cap on all assets of one task")
-
-
-class Asset(BaseModel):
-    path: str = Field(description="relative to the repository root")
-    reason: Reason
-    size: int = 0
-    sha256: str = ""
-
-    @property
-    def dest(self) -> str:
-        """Relative to the workspace."""
-        return f"{ASSET_DIR}/{self.path}"
-
-
-class AssetReport(BaseModel):
-    kept: list[Asset] = Field(default_factory=list)
-    dropped: list[Asset] = Field(default_factory=list)
-
-    def allowed(self, workspace: str) -> dict[str, str]:
-        """Absolute path in the image -> sha256: the copies the leak scan must accept."""
-        return {f"{workspace}/{a.dest}": a.sha256 for a in self.kept}
 
 
 def candidates(repo: Path) -> Iterator[Path]:

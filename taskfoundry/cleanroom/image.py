@@ -1,7 +1,8 @@
 """Build the cleanroom image: base + gold executable + docs + test assets + a fresh git repo.
 
 The gold is mode 0111 (execute-only), or 0755 for a source-visible task (a script its
-interpreter must read). Either way root owns it, so the worker cannot chmod it.
+interpreter must read). Either way root owns it, so the worker cannot chmod it. /opt belongs to the worker:
+ProgramBench's evaluator stashes the compiled executable there as the image's user.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ RUN cd {ws} && printf 'executable\\n' > .gitignore \\
  && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \\
     git -c user.name=worker -c user.email=worker@localhost commit -q -m 'Initial commit' \\
  && chown -R worker:worker {ws} \\
- && chown root:root {ws}/executable && chmod {mode} {ws}/executable
+ && chown root:root {ws}/executable && chmod {mode} {ws}/executable \\
+ && chown worker:worker /opt
 USER worker
 ENV HOME=/home/worker
 WORKDIR {ws}

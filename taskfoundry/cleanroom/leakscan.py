@@ -24,8 +24,8 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.cleanroom import assets, shingles
 from taskfoundry.cleanroom.docs import collect_docs
+from taskfoundry.cleanroom.reports import LeakFinding, LeakReport
 from taskfoundry.errors import SandboxError
-from taskfoundry.models import SCHEMA_VERSION
 from taskfoundry.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
@@ -35,24 +35,6 @@ _DOC_DIRS = {"doc", "docs", "man", "documentation", "info"}
 # Documentation formats: a cleanroom doc with the same bytes is documentation too
 # (GNU's doc/stamp-vti is doc/version.texi), not a copy of the implementation.
 _DOC_EXT = {".texi", ".texinfo", ".txi", ".info", ".md", ".rst", ".adoc", ".pod", ".man"}
-
-
-class LeakFinding(BaseModel):
-    path: str
-    kind: str
-    evidence: str
-
-
-class LeakReport(BaseModel):
-    schema_version: int = SCHEMA_VERSION
-    image: str
-    verdict: Literal["clean", "leaky"]
-    findings: list[LeakFinding]
-    seconds: float = 0.0
-    files_scanned: int = Field(0, description="files the in-container walk visited")
-    texts_parsed: int = Field(0, description="text files parsed with tree-sitter on the host")
-    source_checked: bool = Field(False, description="whether the original source was compared")
-    notes: list[str] = Field(default_factory=list, description="limits the scan ran into")
 
 
 class LeakScanConfig(BaseModel):

@@ -10,7 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from taskfoundry.errors import ConfigError, TaskfoundryError
-from taskfoundry.evaluate.config import EvalConfig
+from taskfoundry.harness.config import EvalConfig
 
 
 def load_eval_config(path: Path | None, overrides: dict[str, object]) -> EvalConfig:

@@ -7,11 +7,11 @@ import logging
 import time
 from pathlib import Path
 
-from taskfoundry.evaluate import scripts
-from taskfoundry.evaluate.models import EvalStepError
-from taskfoundry.evaluate.sandbox import WS, EvalSandbox, TooLarge
-from taskfoundry.evaluate.steps import StepRunner
 from taskfoundry.evaluate.workspace import executable_sha256
+from taskfoundry.harness import scripts
+from taskfoundry.harness.models import EvalStepError
+from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
+from taskfoundry.harness.steps import StepRunner
 from taskfoundry.sandbox import tarutil
 
 log = logging.getLogger(__name__)
@@ -26,30 +26,29 @@ def read_submission(path: Path, cap_mb: int) -> bytes:
     return path.read_bytes()
 
 
-def install_helper(box: EvalSandbox) -> None:
+def install_helper(box: GradingSandbox) -> None:
     """The hash-removal script, root-owned in /tmp, before any submission code runs."""
     box.put_file(scripts.REMOVE_HASHED.encode(), scripts.REMOVE_HASHED_PATH, mode=0o644)
 
 
-def remove_hashed(box: EvalSandbox, steps: StepRunner, hashes: list[str]) -> list[str]:
+def remove_hashed(box: GradingSandbox, steps: StepRunner, hashes: list[str], warnings: list[str]) -> None:
     """Delete every workspace file whose sha256 is a gold hash; returns the removed paths."""
     res = steps.run(box, "remove_hashed_files", scripts.remove_hashed_cmd(WS, hashes), root=True)
     removed: list[str] = json.loads(res.stdout.decode() or "{}").get("removed", [])
     if removed:
-        steps.result.warnings.append(
-            f"removed {len(removed)} file(s) equal to the gold executable: {removed[:20]}"
-        )
-    return removed
+        warnings.append(f"removed {len(removed)} file(s) equal to the gold executable: {removed[:20]}")
 
 
 def compile_submission(
-    box: EvalSandbox,
+    box: GradingSandbox,
     steps: StepRunner,
     submission: bytes,
     gold_hashes: list[str],
     archive: Path,
+    warnings: list[str],
 ) -> str:
-    """Compile in `box`; the workspace goes to the tar `archive`; returns the executable's sha256."""
+    """Compile in `box`; the workspace goes to the tar `archive`; returns the executable's sha256.
+    Files removed as gold copies are named in `warnings`."""
     install_helper(box)
     start = time.monotonic()
     _put_submission(box, submission)
@@ -57,7 +56,7 @@ def compile_submission(
         "copy_submission", f"copy {len(submission)} bytes to {scripts.SUBMISSION_PATH}", start, "", 0
     )
     steps.run(box, "extract_submission", scripts.extract_cmd(WS))
-    remove_hashed(box, steps, gold_hashes)
+    remove_hashed(box, steps, gold_hashes, warnings)
     steps.run(box, "find_compile_sh", "test -f ./compile.sh", error_code="missing_compile_sh")
     out = steps.run_untrusted(
         box,
@@ -77,14 +76,14 @@ def compile_submission(
     return hash_executable(steps, archive, gold_hashes)
 
 
-def _put_submission(box: EvalSandbox, submission: bytes) -> None:
+def _put_submission(box: GradingSandbox, submission: bytes) -> None:
     """Owned by the worker, who extracts it and then deletes it."""
     uid = int(box.config.user.split(":")[0])
     parent, name = scripts.SUBMISSION_PATH.rsplit("/", 1)
     box.put_archive_stream(parent, tarutil.tar_file(submission, name, 0o644, uid=uid))
 
 
-def snapshot(box: EvalSandbox, steps: StepRunner, archive: Path) -> None:
+def snapshot(box: GradingSandbox, steps: StepRunner, archive: Path) -> None:
     """The frozen container's workspace, as a tar on the host (capped by the tmpfs size)."""
     start = time.monotonic()
     cap = (steps.config.workspace_mb + 64) * 1024 * 1024

@@ -1,8 +1,7 @@
 """Grade one branch from its JUnit XML and the exit code of `eval/run.sh`, never from output.
 
-pytest exits 0 when every test passed and 1 when some failed. A report that shows no
-failure while the run did not exit 0 is not trusted: something other than pytest wrote
-it, or pytest never finished. Expected tests absent from the report are `not_run`.
+The report is read by the harness (`harness.report.read_report`, shared with the filter).
+Expected tests absent from the report are `not_run`.
 """
 
 from __future__ import annotations
@@ -10,11 +9,10 @@ from __future__ import annotations
 import logging
 
 from taskfoundry.evaluate.models import EvaluationResult, Status, TestResult
-from taskfoundry.evaluate.steps import Outcome
-from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
+from taskfoundry.harness.report import ReportError, TestOutcome, read_report
+from taskfoundry.harness.steps import Outcome
 
 log = logging.getLogger(__name__)
-_BAD = ("failure", "error")
 
 
 def inject_not_run(result: EvaluationResult, branch: str, expected: list[str], error_code: str) -> None:
@@ -36,50 +34,25 @@ def grade_branch(
     xml: bytes | None,
 ) -> None:
     """Add the branch's test results (and branch errors) to `result`."""
-    outcomes = _trusted_outcomes(result, branch, run, xml)
-    if outcomes is None:
-        inject_not_run(result, branch, expected, result.test_branch_errors[branch][-1].error_code)
+    try:
+        report = read_report(run, xml)
+    except ReportError as exc:
+        result.add_branch_error(branch, exc.code, exc.details)
+        inject_not_run(result, branch, expected, exc.code)
         return
-    for name, outcome in outcomes.items():
+    result.warnings += [f"branch {branch}: {w}" for w in report.warnings]
+    for code, details in report.errors:
+        result.add_branch_error(branch, code, details)
+    for name, outcome in report.outcomes.items():
         extra = {"message": outcome.message} if outcome.message else {}
         result.test_results.append(TestResult(name=name, branch=branch, status=_status(outcome), extra=extra))
     inject_not_run(result, branch, expected, "missing_from_junit_xml")
-    unexpected = sorted(set(outcomes) - known)
+    unexpected = sorted(set(report.outcomes) - known)
     if unexpected:
         result.warnings.append(
             f"branch {branch}: {len(unexpected)} test(s) in the JUnit XML are "
             f"not in tests.json, e.g. {unexpected[:3]}"
         )
-
-
-def _trusted_outcomes(
-    result: EvaluationResult, branch: str, run: Outcome, xml: bytes | None
-) -> dict[str, TestOutcome] | None:
-    """The report's outcomes, or None (with a branch error recorded) when it is unusable."""
-    if run.timed_out:
-        result.add_branch_error(branch, "tests_timeout", run.output[-2000:])
-        return None
-    if xml is None:
-        result.add_branch_error(branch, "no_results_xml", f"exit {run.returncode}\n{run.output[-2000:]}")
-        return None
-    try:
-        outcomes = parse_junit(xml)
-    except (SyntaxError, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
-        result.add_branch_error(branch, "results_xml_unreadable", str(exc)[:2000])
-        return None
-    bad = any(o.status in _BAD for o in outcomes.values())
-    if run.returncode != 0 and not bad:
-        result.add_branch_error(
-            branch,
-            "report_exit_mismatch",
-            f"eval/run.sh exited {run.returncode} but the report shows no failure",
-        )
-        return None
-    if run.returncode == 0 and bad:
-        result.warnings.append(f"branch {branch}: eval/run.sh exited 0 but the report has failures")
-    if run.returncode not in (0, 1):
-        result.add_branch_error(branch, f"run_tests_exit_{run.returncode}", run.output[-2000:])
-    return outcomes
 
 
 _STATUS: dict[str, Status] = {

@@ -12,18 +12,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.harness.models import LogStep
 
 EVAL_SCHEMA_VERSION = 1
 Status = Literal["passed", "skipped", "failure", "error", "system_error", "not_run"]
-
-
-class EvalStepError(TaskfoundryError):
-    """A step of the evaluation failed in a way that is a verdict on the submission."""
-
-    def __init__(self, error_code: str, error_details: str = "") -> None:
-        self.error_code = error_code
-        self.error_details = error_details
-        super().__init__(f"{error_code}: {error_details[:200]}")
 
 
 class TaskImageMissing(TaskfoundryError):
@@ -46,19 +38,6 @@ class TestBranchError(BaseModel):
 
     error_code: str
     error_details: str = ""
-
-
-class LogStep(BaseModel):
-    """One command the evaluator ran (ProgramBench's log entry, with a few more fields)."""
-
-    step: str
-    command: str
-    wall_time: float
-    output: str
-    returncode: int
-    branch: str | None = None
-    timed_out: bool = False
-    truncated: bool = False
 
 
 class EvaluationResult(BaseModel):

@@ -15,10 +15,10 @@ from pathlib import Path
 import docker
 
 from taskfoundry.errors import SandboxError, TaskfoundryError
-from taskfoundry.evaluate.config import EvalConfig
 from taskfoundry.evaluate.models import EvalSummary, EvaluationResult, TaskImageMissing, TaskScore
 from taskfoundry.evaluate.summary import score_task, summarize
 from taskfoundry.evaluate.task import TaskSpec, evaluate_task, load_task
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.models import save_json
 from taskfoundry.sandbox.docker import docker_client
 

@@ -13,11 +13,12 @@ from docker.errors import APIError
 from taskfoundry.errors import ConfigError, SandboxError
 from taskfoundry.evaluate.branch import run_branch
 from taskfoundry.evaluate.compile import compile_submission, read_submission
-from taskfoundry.evaluate.config import EvalConfig
 from taskfoundry.evaluate.grade import inject_not_run
-from taskfoundry.evaluate.models import EvalStepError, EvaluationResult, TaskImageMissing
-from taskfoundry.evaluate.sandbox import EvalSandbox
-from taskfoundry.evaluate.steps import StepRunner
+from taskfoundry.evaluate.models import EvaluationResult, TaskImageMissing
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.harness.models import EvalStepError
+from taskfoundry.harness.sandbox import GradingSandbox
+from taskfoundry.harness.steps import StepRunner
 from taskfoundry.images.build import image_exists
 from taskfoundry.models import TaskYaml, TestsJson, load_json_model, load_yaml_model
 
@@ -107,8 +108,9 @@ def _compile(
     archive: Path,
 ) -> str:
     data = read_submission(submission, config.submission_mb)
-    with EvalSandbox(spec.task.images.task_cleanroom, config, client) as box:
-        return compile_submission(box, StepRunner(result, config), data, spec.task.eval_clean_hashes, archive)
+    with GradingSandbox(spec.task.images.task_cleanroom, config, client) as box:
+        steps = StepRunner(result.log, config)
+        return compile_submission(box, steps, data, spec.task.eval_clean_hashes, archive, result.warnings)
 
 
 def _branch(

@@ -7,9 +7,10 @@ import posixpath
 import tarfile
 from pathlib import Path
 
-from taskfoundry.evaluate.models import EvalStepError
+from taskfoundry.harness.models import EvalStepError
 
 _MAX_LINKS = 8
+_RUNNABLE = (b"\x7fELF", b"#!")  # what execve runs; the evaluator sets the mode bits itself
 
 
 def executable_sha256(archive: Path, name: str = "executable") -> str:
@@ -22,6 +23,12 @@ def executable_sha256(archive: Path, name: str = "executable") -> str:
         if handle is None:
             raise EvalStepError("executable_not_a_file", f"./{name} is not a regular file")
         digest = hashlib.sha256()
+        head = handle.read(4)
+        if not head.startswith(_RUNNABLE):
+            raise EvalStepError(
+                "executable_not_runnable", f"./{name} is neither a native (ELF) program nor a #! script"
+            )
+        digest.update(head)
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,14 +10,20 @@ import docker
 from pydantic import BaseModel, Field
 
 from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.filtering.suite_run import TestOutcome, run_suite
+from taskfoundry.filtering.suite_run import (
+    TestOutcome,
+    cleanroom_workspace,
+    run_suite,
+    with_executable,
+)
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.harness.suite import suite_tarball
 from taskfoundry.models import DropRecord
 
 
 class FilterConfig(BaseModel):
     gold_runs: int = Field(3, description="runs of the suite against the gold executable")
     dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
-    workers: int = Field(2, description="pytest-xdist workers inside each container")
 
 
 class FilterResult(BaseModel):
@@ -26,10 +33,28 @@ class FilterResult(BaseModel):
     gold_runs: list[dict[str, str]] = Field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Grader:
+    """One suite against the cleanroom's workspace, with the gold or a dummy as the program."""
+
+    client: docker.DockerClient
+    image: str
+    suite: bytes
+    workspace: bytes
+    harness: EvalConfig
+
+    @classmethod
+    def load(cls, client: docker.DockerClient, image: str, suite: Path, harness: EvalConfig) -> Grader:
+        return cls(client, image, suite_tarball(suite), cleanroom_workspace(client, image), harness)
+
+    def run(self, executable: bytes | None = None) -> dict[str, TestOutcome]:
+        """None: the gold the cleanroom holds."""
+        workspace = with_executable(self.workspace, executable)
+        return run_suite(self.client, self.image, self.suite, workspace, self.harness)
+
+
 def run_filter(
-    client: docker.DockerClient,
-    image: str,
-    suite: Path,
+    grader: Grader,
     tests: list[str],
     usage: str,
     config: FilterConfig,
@@ -38,13 +63,13 @@ def run_filter(
     """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record."""
     now = datetime.now(UTC)
     dropped: dict[str, list[DropRecord]] = {k: list(v) for k, v in (pre_dropped or {}).items()}
-    gold = [run_suite(client, image, suite, None, config.workers) for _ in range(config.gold_runs)]
+    gold = [grader.run() for _ in range(config.gold_runs)]
     for name in tests:
         record = _gold_verdict([run.get(name, TestOutcome("error", "not run")) for run in gold], now)
         if record:
             dropped.setdefault(name, []).append(record)
     for dummy in config.dummies:
-        results = run_suite(client, image, suite, render_dummy(dummy, usage), config.workers)
+        results = grader.run(render_dummy(dummy, usage))
         for name in tests:
             if results.get(name, TestOutcome("error")).status == "passed":
                 dropped.setdefault(name, []).append(DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
@@ -72,7 +97,7 @@ def _first_message(outcomes: list[TestOutcome]) -> str:
     return next((o.message for o in outcomes if o.message), "")[:300]
 
 
-def final_check(client: docker.DockerClient, image: str, suite: Path, kept: list[str]) -> list[str]:
+def final_check(grader: Grader, kept: list[str]) -> list[str]:
     """Kept tests that did not pass one more gold run (empty list: all good)."""
-    results = run_suite(client, image, suite, None)
+    results = grader.run()
     return [n for n in kept if results.get(n, TestOutcome("error")).status != "passed"]

@@ -1,97 +1,79 @@
-"""Run a branch's suite in a fresh cleanroom container and read the JUnit report."""
+"""Run a branch's suite for the filter, through the grading harness the evaluator uses.
+
+The workspace is the cleanroom's own (what a worker starts from) with `./executable`
+the gold or a dummy: the filter grades the reference the way the evaluator grades a
+submission, so a test it keeps is graded the same way later.
+"""
 
 from __future__ import annotations
 
+import io
 import logging
-from dataclasses import dataclass
-from pathlib import Path
+import tarfile
 
 import docker
-from junitparser import Error, Failure, JUnitXml, Skipped, TestCase
+from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import SandboxError
-from taskfoundry.sandbox.base import SandboxLimits
-from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.harness.models import LogStep
+from taskfoundry.harness.report import ReportError, TestOutcome, parse_junit, read_report
+from taskfoundry.harness.sandbox import GradingSandbox
+from taskfoundry.harness.steps import StepRunner
+from taskfoundry.harness.suite import copy_in
+from taskfoundry.harness.suite import run_suite as harness_run_suite
+from taskfoundry.images.build import read_image_path
 
+__all__ = ["TestOutcome", "cleanroom_workspace", "parse_junit", "run_suite", "with_executable"]
 log = logging.getLogger(__name__)
-WS = WORKSPACE
 
 
-@dataclass(frozen=True)
-class TestOutcome:
-    status: str  # passed / failure / error / skipped
-    message: str = ""
+def cleanroom_workspace(client: docker.DockerClient, image: str) -> bytes:
+    """The image's /workspace as a tar with workspace-relative names (read without running it)."""
+    raw = read_image_path(client, image, f"{WORKSPACE}/.")
+    if raw is None:
+        raise SandboxError(f"{image} has no {WORKSPACE}")
+    return raw
 
-    @property
-    def timed_out(self) -> bool:
-        return "Timeout" in self.message or "TimeoutExpired" in self.message
+
+def with_executable(workspace: bytes, executable: bytes | None) -> bytes:
+    """`workspace` with `./executable` replaced by `executable` (None: keep the gold)."""
+    if executable is None:
+        return workspace
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(workspace)) as src, tarfile.open(fileobj=out, mode="w") as dst:
+        for member in src.getmembers():
+            if member.name.removeprefix("./") != "executable":
+                dst.addfile(member, src.extractfile(member) if member.isfile() else None)
+        info = tarfile.TarInfo("executable")
+        info.size, info.mode = len(executable), 0o755
+        dst.addfile(info, io.BytesIO(executable))
+    return out.getvalue()
 
 
 def run_suite(
-    client: docker.DockerClient,
-    image: str,
-    suite: Path,
-    executable: bytes | None,
-    workers: int = 2,
-    timeout: float = 1800,
-    attempts: int = 2,
+    client: docker.DockerClient, image: str, suite: bytes, workspace: bytes, config: EvalConfig
 ) -> dict[str, TestOutcome]:
-    """JUnit `classname.name` -> outcome. Infrastructure failures are retried, then raised."""
-    last: Exception | None = None
-    for attempt in range(attempts):
-        try:
-            return _run_once(client, image, suite, executable, workers, timeout)
-        except SandboxError as exc:
-            last = exc
-            log.warning("suite run failed (attempt %d): %s", attempt + 1, exc)
-    raise SandboxError(f"suite run failed {attempts} times: {last}")
+    """JUnit `classname.name` -> outcome. `suite`: the branch tarball's bytes; `workspace`: a
+    tar (see `cleanroom_workspace`). Infrastructure failures are retried, then raised."""
+    retrying = retry(
+        stop=stop_after_attempt(max(config.attempts, 1)),
+        retry=retry_if_exception_type(SandboxError),
+        reraise=True,
+        before_sleep=lambda state: log.warning("suite run failed (attempt %d)", state.attempt_number),
+    )
+    return retrying(_run_once)(client, image, suite, workspace, config)
 
 
 def _run_once(
-    client: docker.DockerClient,
-    image: str,
-    suite: Path,
-    executable: bytes | None,
-    workers: int,
-    timeout: float,
+    client: docker.DockerClient, image: str, suite: bytes, workspace: bytes, config: EvalConfig
 ) -> dict[str, TestOutcome]:
-    limits = SandboxLimits(memory_mb=2048, pids=1024, user="1000:1000")
-    with DockerSandbox(image, limits, workdir=WS, client=client) as box:
-        box.put_dir(suite / "eval", f"{WS}/eval")
-        root = "0:0"
-        if executable is not None:
-            box.put_file(executable, f"{WS}/executable", mode=0o755)
-        box.exec(["chown", "-R", "1000:1000", f"{WS}/eval"], timeout=60, user=root)
-        extra = ["-n", str(workers)] if workers > 1 else []
-        res = box.exec(["sh", "eval/run.sh", *extra], timeout=timeout)
-        if res.timed_out:
-            raise SandboxError(f"the suite did not finish in {timeout:g}s")
-        try:
-            xml = box.get_file(f"{WS}/eval/results.xml")
-        except FileNotFoundError as exc:
-            raise SandboxError(f"no JUnit report (exit {res.exit_code}): {res.text()[-1500:]}") from exc
-    return parse_junit(xml)
-
-
-def parse_junit(xml: bytes) -> dict[str, TestOutcome]:
-    report = JUnitXml.fromstring(xml.decode())
-    results: dict[str, TestOutcome] = {}
-    suites = [report] if report._tag == "testsuite" else list(report)
-    for suite in suites:
-        for case in suite:
-            if isinstance(case, TestCase):
-                results[f"{case.classname}.{case.name}"] = _case_outcome(case)
-    return results
-
-
-def _case_outcome(case: TestCase) -> TestOutcome:
-    for item in getattr(case, "result", []):
-        text = f"{item.message or ''} {item.text or ''}"[:500]
-        if isinstance(item, Failure):
-            return TestOutcome("failure", text)
-        if isinstance(item, Error):
-            return TestOutcome("error", text)
-        if isinstance(item, Skipped):
-            return TestOutcome("skipped", text)
-    return TestOutcome("passed")
+    steps = StepRunner(list[LogStep](), config)
+    with GradingSandbox(image, config, client) as box:
+        copy_in(box, steps, "copy_workspace", workspace)
+        ran = harness_run_suite(box, steps, suite)
+    try:
+        return read_report(ran.run, ran.xml).outcomes
+    except ReportError as exc:  # the reference's own run: no report is infrastructure, not a verdict
+        raise SandboxError(f"suite run unusable ({exc.code}): {exc.details[-1500:]}") from exc

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from prefect import flow
 
@@ -11,17 +12,9 @@ from taskfoundry.config import Config
 from taskfoundry.flows.artifacts import publish_task
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.recipes import with_recipe
-from taskfoundry.flows.tasks import (
-    StageLog,
-    build_task,
-    cleanroom_task,
-    filter_task,
-    generate_task,
-    lint_task,
-    package_task,
-    run_stage,
-    source_task,
-)
+from taskfoundry.flows.tasks import StageLog, build_task, kind_tasks, package_task, run_stage, source_task
+from taskfoundry.kinds.base import Part, make_kind
+from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.results import SourceResult
 
 log = logging.getLogger(__name__)
@@ -33,9 +26,10 @@ def build_flow(source: str, config: Config) -> Path:
 
     Run again after a crash, it resumes after the last stage that finished (see
     `taskfoundry.flows.cache`)."""
+    make_kind(config.kind)  # an unknown kind, or one not built yet, fails before any work
     ensure_limits(config)
     stage_log = StageLog.start(source)
-    src = run_stage(stage_log, config, source_task, source, config)
+    src = run_stage(stage_log, config, source_task, source, config.sources, config.work_dir)
     return build_stages(src, config, stage_log)
 
 
@@ -43,14 +37,21 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     """Every stage after the source, for a source already resolved."""
     if config.recipe is not None:
         src = with_recipe(src, config.recipe, config.work_dir)
-    build = run_stage(stage_log, config, build_task, src, config)
-    clean = run_stage(stage_log, config, cleanroom_task, src, build, config)
-    gen = run_stage(stage_log, config, generate_task, src, build, config)
-    lint = run_stage(stage_log, config, lint_task, gen)
-    filt = run_stage(stage_log, config, filter_task, gen, lint, clean, config)
+    kind, name = make_kind(config.kind), config.kind
+    parts = kind_tasks(kind)
+
+    def section(part: Part) -> Any:
+        cut = kind.stages[part].section
+        return cut(config) if cut else None
+
+    build = run_stage(stage_log, config, build_task, src, sections.for_build(config))
+    start = run_stage(stage_log, config, parts["start_state"], name, src, build, section("start_state"))
+    suite = run_stage(stage_log, config, parts["generate"], name, src, build, start, section("generate"))
+    review = run_stage(stage_log, config, parts["review"], name, suite)
+    verdict = run_stage(stage_log, config, parts["validate"], name, suite, review, start, section("validate"))
     seconds = dict(stage_log.seconds)
     task_dir: Path = run_stage(
-        stage_log, config, package_task, src, build, clean, gen, lint, filt, config, seconds
+        stage_log, config, package_task, name, src, build, start, suite, review, verdict, config, seconds
     )
     publish_task(task_dir, stage_log.cached)
     return task_dir

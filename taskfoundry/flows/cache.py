@@ -1,9 +1,10 @@
 """Resume by content: persisted stage results, their cache key, and checks before trusting one.
 
-A stage's cache key hashes its inputs (the `Config` without its orchestration
-section, which says how to run, not what to build; stage results without their
-`built` flag, which says whether that run made the image), the source of the Prefect task
-that wraps it, and the taskfoundry version. Results are pickled under
+A stage's cache key hashes its inputs (its own config section and the results of the
+stages it takes, without their `built` flag, which says whether that run made the
+image), its code (the stage's module and every package module that one imports, and the
+same for every stage before it, so an edit re-runs that stage and the ones after it),
+the source of the Prefect task that wraps it, and the taskfoundry version. Results are pickled under
 `<out>/work/results/`, so the same command run again after a crash resumes after
 the last stage that finished. A cached result can still point at something gone
 since: an image removed with `docker rmi`, a suite directory deleted. `stale_reason`
@@ -12,19 +13,20 @@ names such a loss, and the flow then runs the stage again with `refresh_cache`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from prefect.cache_policies import TASK_SOURCE, CachePolicy
 from prefect.context import TaskRunContext
 from prefect.utilities.hashing import hash_objects
 from pydantic import BaseModel
 
+from taskfoundry.codegraph import code_hash
 from taskfoundry.config import Config
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage
+from taskfoundry.pipeline.results import Outside
 
 RESULTS_DIR = "results"
 
@@ -37,8 +39,6 @@ def code_version() -> str:
 
 
 def _stable(value: Any) -> Any:
-    if isinstance(value, Config):
-        return value.model_dump(mode="json", exclude={"orchestration"})
     if isinstance(value, BaseModel):
         # `built` says whether that run made the image, not what the image is
         return value.model_dump(mode="json", exclude={"built"})
@@ -47,7 +47,7 @@ def _stable(value: Any) -> Any:
 
 @dataclass
 class StageInputs(CachePolicy):
-    """Like Prefect's INPUTS, with `Config.orchestration` left out (it does not change a result)."""
+    """Like Prefect's INPUTS, with the `built` flag of stage results left out."""
 
     def compute_key(
         self,
@@ -76,7 +76,31 @@ class CodeVersion(CachePolicy):
         return hash_objects(code_version(), raise_on_failure=True)
 
 
-STAGE_CACHE: CachePolicy = StageInputs() + TASK_SOURCE + CodeVersion()
+@dataclass
+class StageCode(CachePolicy):
+    """The code a stage runs: `modules` (its own and those of the stages before it) and
+    every package module they import (`codegraph.code_hash`)."""
+
+    modules: tuple[str, ...] = ()
+
+    def compute_key(
+        self,
+        task_ctx: TaskRunContext,
+        inputs: dict[str, Any],
+        flow_parameters: dict[str, Any],
+        **kwargs: Any,
+    ) -> str | None:
+        return code_hash(self.modules)
+
+
+def upto(pipeline: Sequence[str], stage: str) -> tuple[str, ...]:
+    """The modules of `stage` and of the stages before it (`pipeline`: stage modules in run order)."""
+    return tuple(pipeline[: pipeline.index(stage) + 1])
+
+
+def stage_cache(pipeline: Sequence[str], stage: str) -> CachePolicy:
+    """The cache policy of `stage`, a module of `pipeline`."""
+    return StageInputs() + StageCode(modules=upto(pipeline, stage)) + TASK_SOURCE + CodeVersion()
 
 
 def results_dir(config: Config) -> Path:
@@ -92,20 +116,22 @@ def result_storage(config: Config) -> Path:
     return path
 
 
+@runtime_checkable
+class PointsOutside(Protocol):
+    """A stage result (of any kind) that names images or directories it does not hold."""
+
+    def outside(self) -> Outside: ...
+
+
 def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | None:
     """Why a cached stage result cannot be trusted any more, or None when it can."""
-    images: list[str] = []
-    paths: list[Path] = []
-    if isinstance(result, BuildStage):
-        images = [result.image, result.base_image, result.runtime_image]
-    elif isinstance(result, CleanroomStage):
-        images = [result.image]
-    elif isinstance(result, GenerateStage):
-        paths = [result.suite / "eval" / "tests"]
-    for image in images:
+    if not isinstance(result, PointsOutside):
+        return None
+    outside = result.outside()
+    for image in outside.images:
         if not image_exists(image):
             return f"image {image} is gone"
-    for path in paths:
+    for path in outside.dirs:
         if not path.is_dir():
             return f"{path} is gone"
     return None

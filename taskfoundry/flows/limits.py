@@ -43,9 +43,9 @@ def docker_build_slot() -> Iterator[None]:
 
 
 @contextmanager
-def model_slot(config: Config) -> Iterator[None]:
+def model_slot(uses_model: bool) -> Iterator[None]:
     """Hold one model-call slot while a model-driven generator runs; the explorer needs none."""
-    if config.generator == "explorer":
+    if not uses_model:
         yield
         return
     with concurrency(MODEL_CALLS, occupy=1):

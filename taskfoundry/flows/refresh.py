@@ -14,27 +14,35 @@ from pathlib import Path
 from prefect import flow, task
 
 from taskfoundry.config import Config
-from taskfoundry.errors import ConfigError
+from taskfoundry.errors import ConfigError, StageError, TaskfoundryError
 from taskfoundry.flows import progress
 from taskfoundry.flows.build import build_resolved_flow
 from taskfoundry.flows.catalog import CatalogEntry, candidates, release_date
 from taskfoundry.flows.many import built_row, failed_row, run_batch
 from taskfoundry.flows.summary import RunRow, RunSummary
 from taskfoundry.models import TaskYaml, load_yaml_model
-from taskfoundry.pipeline import stages
+from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.results import SourceResult
+from taskfoundry.pipeline.source import source_stage
 
 log = logging.getLogger(__name__)
 
 
 def already_built(src: SourceResult, config: Config) -> Path | None:
     """The task directory built from this very commit, if there is one."""
-    task_dir = config.tasks_dir / src.task_id
+    task_dir = TaskNames.of(src, config.namespace, config.out).task_dir
     try:
         task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     except ConfigError:
         return None
     return task_dir if task.commit == src.commit else None
+
+
+def _resolve(source: str, config: Config) -> SourceResult:
+    try:
+        return source_stage(source, config.sources, config.work_dir)
+    except TaskfoundryError as exc:
+        raise StageError.wrap("source", exc) from exc
 
 
 @task(name="refresh-source", task_run_name="refresh {item.source}")
@@ -43,7 +51,7 @@ def refresh_one(item: CatalogEntry, config: Config) -> RunRow:
     start = time.monotonic()
     run_config = item.apply(config)
     try:
-        src = stages.source_stage(item.source, run_config)
+        src = _resolve(item.source, run_config)
         released = release_date(item, src.path)
         existing = already_built(src, run_config)
         if existing is not None:

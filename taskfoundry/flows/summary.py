@@ -34,10 +34,8 @@ class RunRow(BaseModel):
     @classmethod
     def failure(cls, source: str, exc: BaseException, seconds: float) -> RunRow:
         stage = exc.stage if isinstance(exc, StageError) else None
-        log = exc.log if isinstance(exc, StageError) else None
-        message = exc.message if isinstance(exc, StageError) else str(exc)
-        if not isinstance(exc, TaskfoundryError):
-            message = f"{type(exc).__name__}: {message}"
+        log = exc.log if isinstance(exc, TaskfoundryError) else None
+        message = exc.message if isinstance(exc, TaskfoundryError) else f"{type(exc).__name__}: {exc}"
         return cls(
             source=source, status="failed", stage=stage, error=message, log=log, seconds=round(seconds, 2)
         )

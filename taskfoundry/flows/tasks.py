@@ -1,6 +1,7 @@
 """The pipeline's stages as Prefect tasks: persisted, cached by content, checked before reuse.
 
-Each task only calls its stage function. `run_stage` runs one, tells whether it came
+Each task only calls its stage function: the shared source and build stages, then the
+parts of the task's kind (`taskfoundry.kinds`). `run_stage` runs one, tells whether it came
 from the cache, and runs it again (refreshing the cache) when the cached result
 points at an image or directory that is gone.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -18,73 +20,102 @@ from prefect.states import State
 from prefect.tasks import Task
 
 from taskfoundry.config import Config
+from taskfoundry.errors import StageError, TaskfoundryError
 from taskfoundry.flows import progress
-from taskfoundry.flows.cache import STAGE_CACHE, result_storage, stale_reason
+from taskfoundry.flows.cache import result_storage, stage_cache, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
-from taskfoundry.pipeline import package, stages
-from taskfoundry.pipeline.results import (
-    BuildStage,
-    CleanroomStage,
-    FilterStage,
-    GenerateStage,
-    LintStage,
-    SourceResult,
-)
+from taskfoundry.kinds.base import PARTS, Part, TaskKind, make_kind
+from taskfoundry.pipeline.build import BuildSettings, build_stage
+from taskfoundry.pipeline.results import BuildStage, SourceResult
+from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
+from taskfoundry.sources import SourceConfig
 
 log = logging.getLogger(__name__)
 
 
+BUILD = build_stage.__module__
+
+
 @task(name="source")
-def source_task(source: str, config: Config) -> SourceResult:
+def source_task(source: str, sources: SourceConfig, work_dir: Path) -> SourceResult:
     # not cached: a path or a branch names different commits over time
-    return stages.source_stage(source, config)
+    return source_stage(source, sources, work_dir)
 
 
-@task(name="build", cache_policy=STAGE_CACHE, persist_result=True)
-def build_task(src: SourceResult, config: Config) -> BuildStage:
+@task(name="build", cache_policy=stage_cache((BUILD,), BUILD), persist_result=True)
+def build_task(src: SourceResult, settings: BuildSettings) -> BuildStage:
     with docker_build_slot():
-        return stages.build_stage(src, config, docker_client())
+        return build_stage(src, settings, docker_client())
 
 
-@task(name="cleanroom", cache_policy=STAGE_CACHE, persist_result=True)
-def cleanroom_task(src: SourceResult, build: BuildStage, config: Config) -> CleanroomStage:
-    with docker_build_slot():
-        clean = stages.cleanroom_stage(src, build, config, docker_client())
-    stages.require_clean(clean)
-    return clean
+# A kind's parts: one task each, named and keyed for the kind by `kind_tasks`. The kind goes
+# in by name (it is part of every key); its parts' results are its own pydantic models.
 
 
-@task(name="generate", cache_policy=STAGE_CACHE, persist_result=True)
-def generate_task(src: SourceResult, build: BuildStage, config: Config) -> GenerateStage:
-    with model_slot(config):
-        return stages.generate_stage(src, build, config, docker_client())
+@task(persist_result=True)
+def start_state_task(kind: str, src: SourceResult, build: BuildStage, settings: Any) -> Any:
+    the_kind = make_kind(kind)
+    slot = docker_build_slot() if the_kind.stages["start_state"].docker_builds else nullcontext()
+    with slot:
+        return the_kind.start_state(src, build, settings, docker_client())
 
 
-@task(name="lint", cache_policy=STAGE_CACHE, persist_result=True)
-def lint_task(gen: GenerateStage) -> LintStage:
-    return stages.lint_stage(gen)
+@task(persist_result=True)
+def generate_task(kind: str, src: SourceResult, build: BuildStage, start: Any, settings: Any) -> Any:
+    with model_slot(bool(getattr(settings, "uses_model", False))):
+        return make_kind(kind).generate(src, build, start, settings, docker_client())
 
 
-@task(name="filter", cache_policy=STAGE_CACHE, persist_result=True)
-def filter_task(gen: GenerateStage, lint: LintStage, clean: CleanroomStage, config: Config) -> FilterStage:
-    return stages.filter_stage(gen, lint, clean, config, docker_client())
+@task(persist_result=True)
+def review_task(kind: str, suite: Any) -> Any:
+    return make_kind(kind).review(suite)
+
+
+@task(persist_result=True)
+def validate_task(kind: str, suite: Any, review: Any, start: Any, settings: Any) -> Any:
+    return make_kind(kind).validate(suite, review, start, settings, docker_client())
+
+
+PART_TASKS: dict[Part, Task[..., Any]] = {
+    "start_state": start_state_task,
+    "generate": generate_task,
+    "review": review_task,
+    "validate": validate_task,
+}
+
+
+def kind_pipeline(kind: TaskKind[Any, Any, Any, Any]) -> tuple[str, ...]:
+    """The stage modules in run order: a stage's code key covers its module and those before."""
+    return (BUILD, *(kind.stages[part].module for part in PARTS))
+
+
+def kind_tasks(kind: TaskKind[Any, Any, Any, Any]) -> dict[Part, Task[..., Any]]:
+    """The kind's parts as tasks: named as the kind names them, keyed on their own code."""
+    pipeline = kind_pipeline(kind)
+    return {
+        part: PART_TASKS[part].with_options(name=stage.name, cache_policy=stage_cache(pipeline, stage.module))
+        for part, stage in kind.stages.items()
+    }
 
 
 @task(name="package")
 def package_task(
+    kind: str,
     src: SourceResult,
     build: BuildStage,
-    clean: CleanroomStage,
-    gen: GenerateStage,
-    lint: LintStage,
-    filt: FilterStage,
+    start: Any,
+    suite: Any,
+    review: Any,
+    verdict: Any,
     config: Config,
     stage_seconds: dict[str, float],
 ) -> Path:
     # not cached: it writes the task directory, the thing a resumed run must produce
-    return package.package_stage(src, build, clean, gen, lint, filt, config, docker_client(), stage_seconds)
+    return make_kind(kind).package(
+        src, build, start, suite, review, verdict, config, docker_client(), stage_seconds
+    )
 
 
 @dataclass
@@ -109,9 +140,26 @@ def _image_exists(tag: str) -> bool:
 
 
 def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: Any) -> Any:
-    """Run one stage task; on a cache hit whose result is stale, run it again fresh."""
+    """Run one stage task; on a cache hit whose result is stale, run it again fresh.
+
+    What the stage raised comes out as a StageError naming it: only this wrapper knows
+    which stage was running."""
     start = time.monotonic()
-    persisted = fn.cache_policy is STAGE_CACHE
+    try:
+        result, cached = _run(stage_log, config, fn, args)
+    except StageError:
+        raise
+    except TaskfoundryError as exc:
+        raise StageError.wrap(fn.name, exc) from exc
+    name = fn.name
+    stage_log.seconds[name] = time.monotonic() - start
+    stage_log.cached[name] = cached
+    progress.stage_done(stage_log.source, name, cached, stage_log.seconds[name])
+    return result
+
+
+def _run(stage_log: StageLog, config: Config, fn: Task[..., Any], args: tuple[Any, ...]) -> tuple[Any, bool]:
+    persisted = bool(fn.persist_result)
     resumable = persisted and config.orchestration.resume
     if persisted:
         fn = fn.with_options(result_storage=result_storage(config), refresh_cache=not resumable)
@@ -121,12 +169,7 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: An
     reason = stale_reason(result, _image_exists) if cached else None
     if reason:
         log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source, fn.name, reason)
-        result = fn.with_options(refresh_cache=True)(*args)
-        cached = False
-    elif cached and isinstance(getattr(result, "built", None), bool):
+        return fn.with_options(refresh_cache=True)(*args), False
+    if cached and isinstance(getattr(result, "built", None), bool):
         result = result.model_copy(update={"built": False})  # this run built no image
-    name = fn.name
-    stage_log.seconds[name] = time.monotonic() - start
-    stage_log.cached[name] = cached
-    progress.stage_done(stage_log.source, name, cached, stage_log.seconds[name])
-    return result
+    return result, cached

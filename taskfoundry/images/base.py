@@ -20,7 +20,7 @@ import docker
 from docker.errors import APIError, ImageNotFound
 from pydantic import BaseModel, Field
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ def _try_pulled(config: BaseImageConfig, client: docker.DockerClient, tag: str) 
 def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
     """debootstrap a minbase rootfs with the packages, then tar it (atomically)."""
     if shutil.which("debootstrap") is None:
-        raise StageError("base", "debootstrap is not installed (apt-get install debootstrap)")
+        raise ImageError("debootstrap is not installed (apt-get install debootstrap)")
     tarball.parent.mkdir(parents=True, exist_ok=True)
     logfile = tarball.with_suffix(".log")
     with tempfile.TemporaryDirectory(prefix="tf-rootfs-", dir=tarball.parent) as tmp:
@@ -139,7 +139,7 @@ def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
         with logfile.open("wb") as out:
             proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0:
-            raise StageError("base", f"debootstrap exited {proc.returncode}", logfile)
+            raise ImageError(f"debootstrap exited {proc.returncode}", logfile)
         _configure_rootfs(rootfs, config)
         partial = tarball.with_suffix(".tar.part")
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(partial), "."], check=True)
@@ -163,6 +163,6 @@ def _import(client: docker.DockerClient, tarball: Path, tag: str) -> None:
     try:
         client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=_CHANGES)
     except APIError as exc:
-        raise StageError("base", f"docker import of {tarball} failed: {exc}") from exc
+        raise ImageError(f"docker import of {tarball} failed: {exc}") from exc
     if not image_exists(client, tag):
-        raise StageError("base", f"docker import did not produce {tag}")
+        raise ImageError(f"docker import did not produce {tag}")

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import logging
 import os
 import tarfile
 from pathlib import Path
 
 import docker
-from docker.errors import APIError, ImageNotFound
+from docker.errors import APIError, ImageNotFound, NotFound
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import ImageError, SandboxError
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +46,12 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 def build_image(
-    client: docker.DockerClient, context: Path, repository: str, logfile: Path, stage: str
+    client: docker.DockerClient, context: Path, repository: str, logfile: Path, stage: str | None = None
 ) -> tuple[str, bool]:
-    """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built)."""
+    """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built).
+
+    A failed build raises ImageError naming its log; the flow names the stage. `stage` is
+    not used: it stays until cleanroom/image.py (issue 12's file) stops passing it."""
     tag = f"{repository}:{context_hash(context)[:16]}"
     if image_exists(client, tag):
         return tag, False
@@ -55,7 +59,7 @@ def build_image(
     with logfile.open("w") as out:
         error = _stream_build(client, context, tag, out)
     if error:
-        raise StageError(stage, f"docker build failed: {error}", logfile)
+        raise ImageError(f"docker build failed: {error}", logfile)
     return tag, True
 
 
@@ -98,4 +102,43 @@ def tag_alias(client: docker.DockerClient, tag: str, alias: str) -> None:
     try:
         client.images.get(tag).tag(repo, version)
     except APIError as exc:
-        raise StageError("package", f"cannot tag {tag} as {alias}: {exc}") from exc
+        raise ImageError(f"cannot tag {tag} as {alias}: {exc}") from exc
+
+
+def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
+    """`alias`: the image `tag` with root as its default user. ProgramBench's evaluator (>= 1.1)
+    runs every step as the image's user and rewrites /etc/resolv.conf before compiling, which
+    only root may do; the worker's own image (default user `worker`) stays as it is. git trusts
+    the worker's /workspace for root (its `git init` there would stop at "dubious ownership")."""
+    repo, _, version = alias.rpartition(":")
+    cmd = ["git", "config", "--system", "--add", "safe.directory", "*"]
+    try:
+        container = client.containers.run(tag, cmd, user="0:0", detach=True, network_mode="none")
+        try:
+            if container.wait(timeout=60).get("StatusCode") != 0:
+                raise ImageError(f"cannot make {alias}: {container.logs().decode()[-500:]}")
+            image = client.images.get(tag)
+            original = image.attrs["Config"].get("Cmd") or ["bash"]
+            changes = ["USER root", f"CMD {json.dumps(original)}"]
+            container.commit(repo, version, changes=changes)
+        finally:
+            container.remove(force=True)
+    except APIError as exc:
+        raise ImageError(f"cannot make {alias} from {tag}: {exc}") from exc
+
+
+def read_image_path(client: docker.DockerClient, image: str, path: str) -> bytes | None:
+    """The tar of `path` in `image`, read without running it; None when the path is absent."""
+    try:
+        container = client.containers.create(image, ["true"])
+    except APIError as exc:
+        raise SandboxError(f"cannot read {path} of {image}: {exc}") from exc
+    try:
+        chunks, _ = container.get_archive(path)
+        return b"".join(chunks)
+    except NotFound:
+        return None
+    except APIError as exc:
+        raise SandboxError(f"cannot read {path} of {image}: {exc}") from exc
+    finally:
+        container.remove(force=True)

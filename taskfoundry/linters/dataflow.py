@@ -9,39 +9,11 @@ import libcst as cst
 
 from taskfoundry.linters import origins as o
 from taskfoundry.linters.cstutil import as_bytes, call_name, code, last_part, literal_value, subexpressions
-from taskfoundry.linters.files import FileOps, Write
+from taskfoundry.linters.files import FileOps
+from taskfoundry.linters.flowtypes import FlowSettings, Tags, Write
 from taskfoundry.linters.positions import cst_statements
 from taskfoundry.linters.tags import compute_origins
 
-Tags = frozenset[str]
-
-DEFAULT_RUN_NAMES = frozenset(
-    {
-        "subprocess.run",
-        "subprocess.check_output",
-        "subprocess.call",
-        "subprocess.check_call",
-        "subprocess.Popen",
-        "subprocess.getoutput",
-        "subprocess.getstatusoutput",
-    }
-)
-DEFAULT_RUN_LASTS = frozenset(
-    {
-        "run",
-        "check_output",
-        "run_program",
-        "run_cli",
-        "run_cmd",
-        "run_command",
-        "invoke",
-        "communicate",
-        "Popen",
-        "check_call",
-        "run_exe",
-        "run_executable",
-    }
-)
 HASH_NAMES = frozenset({"zlib.crc32", "zlib.adler32", "binascii.crc32", "crc32", "adler32", "hash"})
 MUTATORS = frozenset({"update", "append", "extend", "add", "insert"})
 
@@ -52,16 +24,6 @@ class Def:
 
     value: cst.BaseExpression
     element: bool = False
-
-
-@dataclass
-class FlowSettings:
-    """The parts of the lint config the data-flow needs."""
-
-    run_names: frozenset[str] = DEFAULT_RUN_NAMES
-    run_lasts: frozenset[str] = DEFAULT_RUN_LASTS
-    roundtrip: frozenset[str] = frozenset()
-    golden_min: int = 200
 
 
 def _bind(

@@ -10,15 +10,8 @@ import libcst as cst
 
 from taskfoundry.linters.config import LintConfig
 from taskfoundry.linters.cstutil import call_name, constant_truth
-from taskfoundry.linters.dataflow import (
-    DEFAULT_RUN_LASTS,
-    DEFAULT_RUN_NAMES,
-    Def,
-    Flow,
-    FlowSettings,
-    collect_defs,
-    statement_subs,
-)
+from taskfoundry.linters.dataflow import Def, Flow, collect_defs, statement_subs
+from taskfoundry.linters.flowtypes import DEFAULT_RUN_LASTS, DEFAULT_RUN_NAMES, FlowSettings
 from taskfoundry.linters.helpers import FAIL_CALLS, Helpers, find_helpers, looks_like_check
 from taskfoundry.linters.kinds import FAIL, Kind, classify
 from taskfoundry.linters.positions import cst_statements

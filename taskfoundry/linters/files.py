@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -16,9 +15,7 @@ from taskfoundry.linters.cstutil import (
     method_name,
     positional,
 )
-
-if TYPE_CHECKING:
-    from taskfoundry.linters.dataflow import Flow
+from taskfoundry.linters.flowtypes import ValueFlow, Write
 
 MAX_DEPTH = 8
 PATH_WRAPPERS = frozenset({"str", "Path", "pathlib.Path", "os.fspath", "PurePath"})
@@ -31,16 +28,6 @@ PROBES = frozenset(
 )
 PROBE_METHODS = frozenset({"exists", "is_file", "is_dir", "stat"})
 COPIERS = frozenset({"shutil.copy", "shutil.copyfile", "shutil.copy2"})
-
-
-@dataclass(frozen=True)
-class Write:
-    """A file the test writes itself: from a value, or copied from another file."""
-
-    key: str
-    line: int
-    value: cst.BaseExpression | None = None
-    source: cst.BaseExpression | None = None
 
 
 def _mode(call: cst.Call, index: int) -> str:
@@ -57,7 +44,7 @@ def _writes(mode: str) -> bool:
 class FileOps:
     """File reads and writes of one test function, on top of its Flow."""
 
-    flow: Flow
+    flow: ValueFlow
     writes: list[Write] = field(default_factory=list)
     input_files: set[str] = field(default_factory=set)
     _resolving: set[str] = field(default_factory=set)

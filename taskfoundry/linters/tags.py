@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
@@ -16,11 +16,15 @@ from taskfoundry.linters.cstutil import (
     method_name,
     positional,
 )
+from taskfoundry.linters.files import FileOps
+from taskfoundry.linters.flowtypes import Tags, ValueFlow
 
-if TYPE_CHECKING:
-    from taskfoundry.linters.dataflow import Flow
 
-Tags = frozenset[str]
+class Flow(ValueFlow, Protocol):
+    """What tagging reads of a test's data flow: values, and the files the test touches."""
+
+    files: FileOps
+
 
 _LITERAL: Tags = frozenset({o.LITERAL})
 _UNKNOWN: Tags = frozenset({o.UNKNOWN})

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import math
 import shutil
-import tarfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -14,7 +12,8 @@ import docker
 
 from taskfoundry import atomic
 from taskfoundry.config import Config
-from taskfoundry.images.build import tag_alias
+from taskfoundry.harness.suite import suite_tarball
+from taskfoundry.images.build import tag_alias, tag_as_root
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
@@ -26,6 +25,7 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
+from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -34,14 +34,16 @@ from taskfoundry.pipeline.results import (
     LintStage,
     SourceResult,
 )
+from taskfoundry.pipeline.solution import compile_script, image_deps, image_env, solution_tarball
 
 Level = Literal["easy", "medium", "hard"]
 _CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}
 
 
-def image_names(src: SourceResult, config: Config) -> Images:
-    base = f"{config.namespace}/{src.owner}_1776_{src.repo}.{src.commit[:7]}".lower()
-    return Images(task=f"{base}:task", task_cleanroom=f"{base}:task_cleanroom")
+def grading_image(images: Images) -> str:
+    """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
+    for its evaluator only; the worker gets `task_cleanroom`."""
+    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
 
 
 def difficulty(code_lines: int, runtime_deps: int) -> tuple[float, Level]:
@@ -59,14 +61,10 @@ def code_lines(repo: Path) -> int:
     return total
 
 
-def suite_tarball(suite: Path) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for path in sorted((suite / "eval").rglob("*")):
-            if "__pycache__" in path.parts:
-                continue
-            tar.add(str(path), arcname=path.relative_to(suite).as_posix(), recursive=False)
-    return buf.getvalue()
+def reference_solution(src: SourceResult, build: BuildStage, client: docker.DockerClient) -> bytes:
+    """The submission that scores 1.0: the pinned tree, its vendored dependencies, compile.sh."""
+    script = compile_script(build.build_sh, image_env(client, build.image))
+    return solution_tarball(src.path, script, image_deps(client, build.image))
 
 
 def package_stage(
@@ -81,9 +79,11 @@ def package_stage(
     stage_seconds: dict[str, float],
 ) -> Path:
     """Write <out>/tasks/<task id>/ in one rename; returns its path."""
-    images = image_names(src, config)
+    names = TaskNames.of(src, config.namespace, config.out)
+    images = names.images
     tag_alias(client, build.image, images.task)
     tag_alias(client, clean.image, images.task_cleanroom)
+    tag_as_root(client, clean.image, grading_image(images))
     score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
     key = branch_key(gen.branch)
     dropped_by: dict[str, int] = {}
@@ -123,14 +123,15 @@ def package_stage(
         ignore_reason=filt.branch_error,
     )
     tests = TestsJson(branches={key: branch})
-    final = config.tasks_dir / src.task_id
+    final = names.task_dir
     with atomic.staged_dir(final) as tmp:
         save_yaml(tmp / "task.yaml", task)
         save_json(tmp / "tests.json", tests)
         atomic.write_text(tmp / "build.sh", build.build_sh)
         atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
+        atomic.write_bytes(tmp / "solution.tar.gz", reference_solution(src, build, client))
         _reports(tmp / "reports", build, gen, lint, filt, clean)
-        logs = config.work_dir / "generate" / src.task_id
+        logs = names.generate_dir
         if logs.is_dir():  # probe logs, agent trajectories
             shutil.copytree(logs, tmp / "reports" / "generation")
     return final

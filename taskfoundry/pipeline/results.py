@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.assets import AssetReport
-from taskfoundry.cleanroom.leakscan import LeakReport
+from taskfoundry.cleanroom.reports import AssetReport, LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
+
+
+@dataclass(frozen=True)
+class Outside:
+    """What a stage result points at outside itself: a cached result whose image or directory
+    is gone since (`docker rmi`, a deleted work dir) cannot be trusted, the stage runs again."""
+
+    images: tuple[str, ...] = ()
+    dirs: tuple[Path, ...] = ()
 
 
 class SourceResult(BaseModel):
@@ -32,6 +41,14 @@ class BuildStage(BaseModel):
     log: Path
     toolchain_image: str = Field("", description="base + the recipe's packages (the base when none)")
 
+    def outside(self) -> Outside:
+        return Outside(images=(self.image, self.base_image, self.runtime_image))
+
+    @property
+    def program(self) -> str:
+        """The program's name (what its docs call it)."""
+        return Path(self.recipe.executable).name
+
     @property
     def runtime_image(self) -> str:
         """What the cleanroom starts from: the toolchain layer, so the program's runtime
@@ -46,6 +63,9 @@ class CleanroomStage(BaseModel):
     leak: LeakReport
     assets: AssetReport = Field(default_factory=AssetReport, description="test assets kept, dropped")
 
+    def outside(self) -> Outside:
+        return Outside(images=(self.image,))
+
 
 class GenerateStage(BaseModel):
     branch: str
@@ -57,6 +77,9 @@ class GenerateStage(BaseModel):
     coverage: CoverageReport
     per_test_lines: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
     explorer_seconds: float = 0.0
+
+    def outside(self) -> Outside:
+        return Outside(dirs=(self.suite / "eval" / "tests",))
 
 
 class LintStage(BaseModel):

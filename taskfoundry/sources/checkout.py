@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from taskfoundry import naming
+
 
 @dataclass(frozen=True)
 class Upstream:
@@ -31,7 +33,7 @@ class Checkout:
 
     @property
     def task_id(self) -> str:
-        return f"{self.owner}__{self.repo}.{self.commit[:7]}"
+        return naming.task_id(self.owner, self.repo, self.commit)
 
 
 def slug(text: str) -> str:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.checkout import Checkout, Upstream
 from taskfoundry.sources.fetch import get_bytes, get_json
 from taskfoundry.sources.registry import SourceConfig, checkout_release
@@ -23,7 +23,7 @@ _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_-]+)(@(?P<version>[0-9][0-9A-Za-z.+-]*
 def parse(spec: str) -> tuple[str, str | None]:
     match = _SPEC.match(spec.strip())
     if not match:
-        raise StageError("source", f"crate:{spec}: expected crate:NAME or crate:NAME@VERSION")
+        raise SourceError(f"crate:{spec}: expected crate:NAME or crate:NAME@VERSION")
     return match["name"], match["version"]
 
 
@@ -73,19 +73,19 @@ def _pick(
     releases: list[dict[str, Any]], name: str, version: str | None, max_rust: str | None
 ) -> dict[str, Any]:
     if not releases:
-        raise StageError("source", f"crate:{name}: not available (no releases)")
+        raise SourceUnavailable(f"crate:{name}: not available (no releases)")
     if version:
         for rel in releases:
             if rel["vers"] == version:
                 return rel
-        raise StageError("source", f"crate:{name}@{version}: not available (no such release)")
+        raise SourceUnavailable(f"crate:{name}@{version}: not available (no such release)")
     ok = [
         r
         for r in releases
         if not r.get("yanked") and "-" not in r["vers"] and _fits(r.get("rust_version"), max_rust)
     ]
     if not ok:
-        raise StageError("source", f"crate:{name}: no stable release builds with rustc {max_rust}")
+        raise SourceError(f"crate:{name}: no stable release builds with rustc {max_rust}")
     return max(ok, key=lambda r: _key(r["vers"]))
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.checkout import Checkout, Upstream
 from taskfoundry.sources.gitrepo import mkdirs
 from taskfoundry.sources.registry import DebianConfig, SourceConfig, checkout_release
@@ -34,7 +34,7 @@ _TARBALL = re.compile(r"\.tar\.(gz|xz|bz2|lzma|zst)$")
 def parse(spec: str) -> tuple[str, str | None]:
     match = _SPEC.match(spec.strip())
     if not match:
-        raise StageError("source", f"debian:{spec}: expected debian:PKG or debian:PKG=VERSION")
+        raise SourceError(f"debian:{spec}: expected debian:PKG or debian:PKG=VERSION")
     return match["name"], match["version"]
 
 
@@ -52,12 +52,12 @@ def upstream_tarball(name: str, uris: list[dict[str, str]]) -> tuple[Upstream, s
     """The `.orig.tar.*` among a source package's files (or the only tarball, if native)."""
     dsc = next((u for u in uris if u["file"].endswith(".dsc")), None)
     if dsc is None:
-        raise StageError("source", f"debian:{name}: apt listed no .dsc file")
+        raise SourceError(f"debian:{name}: apt listed no .dsc file")
     version = dsc["file"][len(name) + 1 : -len(".dsc")]
     tarballs = [u for u in uris if _TARBALL.search(u["file"]) and ".debian." not in u["file"]]
     orig = [u for u in tarballs if ".orig.tar." in u["file"]] or tarballs
     if not orig:
-        raise StageError("source", f"debian:{name} {version}: not available (no upstream tarball)")
+        raise SourceUnavailable(f"debian:{name} {version}: not available (no upstream tarball)")
     chosen = orig[0]
     up = Upstream(registry="debian", name=name, version=version, url=chosen["url"], sha256=chosen["sha"])
     return up, chosen["file"]
@@ -82,7 +82,7 @@ def _apt_options(state: Path) -> list[str]:
 
 def _apt(state: Path, args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     if shutil.which("apt-get") is None:
-        raise StageError("source", "debian sources need apt-get on the host (not found)")
+        raise SourceError("debian sources need apt-get on the host (not found)")
     return subprocess.run(
         ["apt-get", *_apt_options(state), *args],
         cwd=cwd,
@@ -108,7 +108,7 @@ def _update(state: Path, cfg: DebianConfig) -> None:
     log.info("apt-get update for deb-src %s %s", cfg.mirror, cfg.suite)
     proc = _apt(state, ["update", "-qq"])
     if proc.returncode != 0 or "W: Failed" in proc.stderr or "E:" in proc.stderr:
-        raise StageError("source", f"apt-get update (deb-src {cfg.suite}) failed: {proc.stderr.strip()}")
+        raise SourceError(f"apt-get update (deb-src {cfg.suite}) failed: {proc.stderr.strip()}")
     stamp.touch()
 
 
@@ -117,7 +117,7 @@ def _print_uris(state: Path, what: str) -> list[dict[str, str]]:
         proc = _apt(state, ["source", "--print-uris", "-qq", what], cwd=Path(empty))
     if proc.returncode != 0:
         errors = " ".join(ln.removeprefix("E: ") for ln in proc.stderr.splitlines() if ln.startswith("E:"))
-        raise StageError("source", f"debian:{what}: not available ({errors or proc.stderr.strip()})")
+        raise SourceUnavailable(f"debian:{what}: not available ({errors or proc.stderr.strip()})")
     return [m.groupdict() for m in map(_URI.match, proc.stdout.splitlines()) if m]
 
 

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError, SourceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +29,10 @@ def _open(url: str) -> Any:
         return urllib.request.urlopen(request, timeout=TIMEOUT)  # noqa: S310 - registry URLs
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
-            raise StageError("source", f"not available: {url} (404 Not Found)") from exc
-        raise StageError("source", f"{url}: HTTP {exc.code} {exc.reason}") from exc
+            raise SourceUnavailable(f"not available: {url} (404 Not Found)") from exc
+        raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
     except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
-        raise StageError("source", f"{url}: {exc}") from exc
+        raise SourceError(f"{url}: {exc}") from exc
 
 
 def get_bytes(url: str) -> bytes:
@@ -45,7 +45,7 @@ def get_json(url: str) -> Any:
     try:
         return json.loads(get_bytes(url))
     except json.JSONDecodeError as exc:
-        raise StageError("source", f"{url}: not JSON ({exc})") from exc
+        raise SourceError(f"{url}: not JSON ({exc})") from exc
 
 
 def download(url: str, dest: Path, sha256: str) -> Path:
@@ -59,7 +59,7 @@ def download(url: str, dest: Path, sha256: str) -> Path:
             shutil.copyfileobj(response, out)
         got = _sha256(Path(part))
         if got != sha256:
-            raise StageError("source", f"{url}: sha256 {got} does not match the registry's {sha256}")
+            raise SourceError(f"{url}: sha256 {got} does not match the registry's {sha256}")
         os.replace(part, dest)
     finally:
         Path(part).unlink(missing_ok=True)
@@ -99,7 +99,7 @@ def _untar(archive: Path, raw: Path) -> None:
             members = [m for m in tar.getmembers() if ".git" not in Path(m.name).parts]
             tar.extractall(raw, members=members, filter=_own)
     except (tarfile.TarError, OSError) as exc:
-        raise StageError("source", f"cannot unpack {archive.name}: {exc}") from exc
+        raise SourceError(f"cannot unpack {archive.name}: {exc}") from exc
 
 
 def _own(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo:
@@ -119,4 +119,4 @@ def _unzip(archive: Path, raw: Path) -> None:
                 if mode & 0o111 and not info.is_dir():
                     (raw / info.filename).chmod(0o755)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise StageError("source", f"cannot unpack {archive.name}: {exc}") from exc
+        raise SourceError(f"cannot unpack {archive.name}: {exc}") from exc

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError
 
 #: Author, committer and date of every snapshot commit, so equal trees give equal commits.
 SNAPSHOT_IDENTITY = {
@@ -49,7 +49,7 @@ def git(
         ["git", *prefix, *args], cwd=cwd, capture_output=True, text=True, check=False, env=full_env
     )
     if proc.returncode != 0:
-        raise StageError("source", f"git {' '.join(args)}: {proc.stderr.strip()}")
+        raise SourceError(f"git {' '.join(args)}: {proc.stderr.strip()}")
     return proc.stdout.strip()
 
 

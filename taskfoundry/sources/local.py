@@ -7,7 +7,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError
 from taskfoundry.sources.checkout import Checkout, slug
 from taskfoundry.sources.gitrepo import git, mkdirs, toplevel
 
@@ -20,16 +20,16 @@ def fetch(source: str, workdir: Path) -> Checkout:
     """
     path = Path(source)
     if not path.is_dir():
-        raise StageError("source", f"{source}: not a directory")
+        raise SourceError(f"{source}: not a directory")
     top = toplevel(path)
     if top is None:
-        raise StageError("source", f"{source}: not inside a git repository (commit it first)")
+        raise SourceError(f"{source}: not inside a git repository (commit it first)")
     rel = path.resolve().relative_to(top).as_posix()
     spec = f"HEAD:{rel}" if rel != "." else "HEAD^{tree}"
     try:
         commit = git(["rev-parse", spec], cwd=top)
-    except StageError as exc:
-        raise StageError("source", f"{source}: no committed files ({exc.message})") from exc
+    except SourceError as exc:
+        raise SourceError(f"{source}: no committed files ({exc.message})") from exc
     name = slug(path.resolve().name)
     final = workdir / "sources" / f"local__{name}.{commit[:12]}"
     if not final.exists():

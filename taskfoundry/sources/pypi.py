@@ -7,7 +7,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.checkout import Checkout, Upstream
 from taskfoundry.sources.fetch import get_json
 from taskfoundry.sources.registry import SourceConfig, checkout_release
@@ -18,7 +18,7 @@ _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(==(?P<version>[^=\s]+
 def parse(spec: str) -> tuple[str, str | None]:
     match = _SPEC.match(spec.strip())
     if not match:
-        raise StageError("source", f"pypi:{spec}: expected pypi:NAME or pypi:NAME==VERSION")
+        raise SourceError(f"pypi:{spec}: expected pypi:NAME or pypi:NAME==VERSION")
     return match["name"], match["version"]
 
 
@@ -43,7 +43,7 @@ def _sdist(meta: dict[str, Any], name: str, pinned: str | None) -> tuple[str, di
     """(version, sdist file) of the release asked for; unpinned: the latest one with an sdist."""
     releases = meta.get("releases", {})
     if pinned and pinned not in releases:
-        raise StageError("source", f"pypi:{name}=={pinned}: not available (no such release)")
+        raise SourceUnavailable(f"pypi:{name}=={pinned}: not available (no such release)")
     version = pinned or str(meta["info"]["version"])
     files = _sdists(releases[pinned] if pinned else meta.get("urls", []))
     if files:
@@ -53,7 +53,7 @@ def _sdist(meta: dict[str, Any], name: str, pinned: str | None) -> tuple[str, di
         if candidates:
             _, older, sdist = max(candidates, key=lambda c: c[0])
             return str(older), sdist
-    raise StageError("source", f"pypi:{name} {version}: not available (no sdist published)")
+    raise SourceUnavailable(f"pypi:{name} {version}: not available (no sdist published)")
 
 
 def _sdists(files: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Protocol
 
-from taskfoundry.errors import StageError
+from taskfoundry.errors import SourceError
 from taskfoundry.sources import git, local
 from taskfoundry.sources.checkout import Checkout
 from taskfoundry.sources.registry import SourceConfig
@@ -50,8 +50,8 @@ def provider(prefix: str) -> RegistryProvider:
         target = PROVIDERS[prefix]
     except KeyError:
         known = ", ".join(f"{p}:" for p in sorted(PROVIDERS))
-        raise StageError(
-            "source", f"unknown source type {prefix!r}: use a path, a git URL, or one of {known}"
+        raise SourceError(
+            f"unknown source type {prefix!r}: use a path, a git URL, or one of {known}"
         ) from None
     module, _, func = target.partition(":")
     fetch: RegistryProvider = getattr(importlib.import_module(module), func)

@@ -27,9 +27,10 @@ from taskfoundry.agent import (
     make_model,
     run_agent,
 )
+from taskfoundry.agent.prompts import load_template
 from taskfoundry.agent.schema import Budget
-from taskfoundry.errors import StageError
-from taskfoundry.filtering.dummies import DUMMY_NAMES
+from taskfoundry.errors import GenerationError
+from taskfoundry.naming import junit_file
 from taskfoundry.testgen.agent_support import (
     AgentGenConfig,
     Layout,
@@ -199,13 +200,18 @@ class _Session:
         self.budget = _Budget(cfg.budget, clock)
         self.report = AgentGenReport(branch=self.name, strategy=cfg.strategy, model=model.name)
         self.stopped = False
-        self.usage = ws.usage()
-        dummies = list(getattr(getattr(ctx.config, "filter", None), "dummies", DUMMY_NAMES))
+        self.usage = ctx.usage.get("", "")
+        dummies = list(ctx.config.dummies)
         self.reviewer = Reviewer(ws, dummies, self.usage) if cfg.review else None
         lay = ws.layout
         context = CONTEXT.format(gold=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir)
         self.task = AgentTask(
-            executable=lay.gold, tests_dir=lay.tests_dir, workdir=lay.workdir, context=context
+            workdir=lay.workdir,
+            output_dir=lay.tests_dir,
+            outputs=["test_*.py", "*_test.py"],
+            system=load_template("taskfoundry.testgen", "system.md"),
+            prompt=load_template("taskfoundry.testgen", "task.md"),
+            variables={"executable": lay.gold, "tests_dir": lay.tests_dir, "context": context},
         )
 
     def mark(self, budget: str | None) -> None:
@@ -287,7 +293,7 @@ def iterative(s: _Session, harvested: list[str]) -> None:
         if feedback.percent >= s.cfg.coverage_target * 100 or feedback.percent - best < s.cfg.min_gain:
             return
         best = feedback.percent
-        text = _next_round(n + 1, result.test_files, feedback)
+        text = _next_round(n + 1, result.files, feedback)
 
 
 def _next_round(n: int, files: list[str], feedback: CoverageFeedback, limit: int = 80) -> str:
@@ -322,7 +328,7 @@ class AgentGenerator:
         self.model, self.layout, self.clock = model, layout or Layout(), clock
 
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
-        cfg: AgentGenConfig = getattr(ctx.config, "agent", None) or AgentGenConfig()
+        cfg = ctx.config.agent
         start = self.clock()
         ws = Workspace(
             ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout, ctx.exclude
@@ -341,14 +347,14 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
     files, _ = s.ws.read_files()
     names, broken = s.ws.collect()
     files = {n: text for n, text in files.items() if n not in broken}
-    tests = [t for t in names if f"{t.split('.')[2]}.py" in files]
+    tests = [t for t in names if junit_file(t) in files]
     per_test = _per_test(s) if tests else {}
     covered, total = _union(per_test[t] for t in tests if t in per_test)
     s.report.tests, s.report.left_out = len(tests), sorted(broken)
     s.report.line_rate = coverage_feedback(covered, total).percent / 100
     atomic.write_text(report_path, s.report.model_dump_json(indent=1))
     if not tests:
-        raise StageError("generate", f"the agent wrote no usable tests ({_outcome(s.report)})", report_path)
+        raise GenerationError(f"the agent wrote no usable tests ({_outcome(s.report)})", report_path)
     per_lines = {t: {f: sorted(ls) for f, ls in per_test[t][0].items()} for t in tests if t in per_test}
     return GeneratedBranch(
         name=s.name,
@@ -357,7 +363,6 @@ def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:
         covered=covered,
         total=total,
         per_test_lines=per_lines,
-        usage={"": s.usage} if s.usage else {},
         probes_run=sum(r.steps for r in s.report.runs),
         exhausted=s.report.exhausted,
         seconds=seconds,

@@ -26,10 +26,10 @@ from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.filtering.dummies import render_dummy
-from taskfoundry.filtering.suite_run import TestOutcome, parse_junit
+from taskfoundry.harness.report import TestOutcome, parse_junit
 from taskfoundry.linters import lint_source
+from taskfoundry.naming import junit_id, junit_name
 from taskfoundry.sandbox.base import Sandbox
-from taskfoundry.testgen.explorer import HELP_FLAGS
 from taskfoundry.testgen.probes import RUNNER_PATH, install_runner
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 Strategy = Literal["monolithic", "decomposed", "iterative"]
 Lines = dict[str, set[int]]
 AREAS = ("args", "config", "help", "io", "subcommands", "tui")
-PLUGIN_PATH = "/tmp/tf_agent_cov.py"
+PLUGIN_PATH = "/tmp/tf_agent_cov.py"  # assets/agent_cov.py: per-test coverage (pytest plugin)
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 # no bytecode in the tests dir; no third-party plugins (their start-up is most of a small run)
 QUIET_PYTEST = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -105,12 +105,6 @@ class Layout:
         return self.prefix + path
 
 
-def junit_name(nodeid: str) -> str:
-    """`eval/tests/test_a.py::TestC::test_b[1]` -> `eval.tests.test_a.TestC.test_b[1]`."""
-    path, _, rest = nodeid.partition("::")
-    return f"{path.removesuffix('.py').replace('/', '.')}.{rest.replace('::', '.')}"
-
-
 def coverage_feedback(covered: Lines, total: Lines, detail: str = "") -> CoverageFeedback:
     n_total = sum(len(lines) for lines in total.values())
     n_cov = sum(len(covered.get(f, set()) & lines) for f, lines in total.items())
@@ -145,7 +139,7 @@ class Workspace:
         assets = resources.files("taskfoundry.assets")
         self.sandbox.put_file(assets.joinpath("tfrun.py").read_bytes(), f"{lay.tests_dir}/tfrun.py")
         install_runner(self.sandbox)
-        self.sandbox.put_file(COV_PLUGIN.encode(), PLUGIN_PATH)
+        self.sandbox.put_file(assets.joinpath("agent_cov.py").read_bytes(), PLUGIN_PATH)
 
     def _sh(self, argv: Sequence[str], stdin: bytes | None = None, workdir: str | None = None) -> str:
         res = self.sandbox.exec(
@@ -154,16 +148,6 @@ class Workspace:
         if not res.ok:
             raise SuiteRunError(f"{argv[0]} failed ({res.exit_code}): {res.text()[-1500:]}")
         return res.stdout.decode(errors="replace")
-
-    def usage(self) -> str:
-        """The gold program's usage text (for the usage dummies), or ''."""
-        for flag in HELP_FLAGS:
-            res = self.sandbox.exec(
-                [self.layout.cmd(self.layout.gold), flag], timeout=10, workdir=self.layout.scratch
-            )
-            if res.exit_code == 0 and (res.stdout or res.stderr):
-                return (res.stdout + res.stderr).decode(errors="replace")
-        return ""
 
     def put_executable(self, name: str, data: bytes) -> str:
         """Write an executable (a dummy) into scratch; its path as commands see it."""
@@ -245,7 +229,7 @@ class Workspace:
         )
         text = res.stdout.decode(errors="replace")
         names = [
-            junit_name(line.strip())
+            junit_id(line.strip())
             for line in text.splitlines()
             if line.startswith("eval/tests/") and "::" in line
         ]
@@ -313,7 +297,7 @@ class Workspace:
             [self.layout.python, self.layout.cmd(PLUGIN_PATH)], stdin=self._job(base=base), workdir="/tmp"
         )
         raw: dict[str, Any] = json.loads(out)
-        return {junit_name(node): (_sets(v["covered"]), _sets(v["total"])) for node, v in raw.items()}
+        return {junit_id(node): (_sets(v["covered"]), _sets(v["total"])) for node, v in raw.items()}
 
 
 def _sets(data: Mapping[str, list[int]]) -> Lines:
@@ -394,74 +378,9 @@ def lint_notes(files: Mapping[str, str]) -> list[str]:
     for name, text in sorted(files.items()):
         result = lint_source(text, path=f"eval/tests/{name}")
         notes += [f"eval/tests/{name} does not parse: {err.message}" for err in result.errors]
-        stem = name.removesuffix(".py")
         notes += [
-            f"eval.tests.{stem}.{f.test.replace('::', '.')} (line {f.line}) {f.rule}: {f.message}"
+            f"{junit_name(name, f.test)} (line {f.line}) {f.rule}: {f.message}"
             for f in result.findings
             if f.severity == "HIGH"
         ]
     return notes
-
-
-# A pytest plugin (`-p tf_agent_cov`, /tmp on PYTHONPATH): it points the coverage variables of
-# probe_runner's coverage_env() at $TF_COV_DIR (whole suite) or at one directory per test under
-# $TF_COV_BASE, and names them in $TF_PASSENV so tfrun passes them on. As a script, it reads
-# the per-test directories with probe_runner's readers.
-COV_PLUGIN = '''\
-"""taskfoundry agent generator: coverage directories for pytest runs (plugin), their reader (script)."""
-import json
-import os
-import sys
-import uuid
-
-import pytest
-import tf_probe_runner
-
-
-def _point(covdir):
-    env = tf_probe_runner.coverage_env(os.environ["TF_COV_KIND"], covdir)
-    os.environ.update(env)
-    os.environ["TF_PASSENV"] = ":".join(env)
-
-
-if os.environ.get("TF_COV_DIR"):
-    _point(os.environ["TF_COV_DIR"])
-
-
-@pytest.fixture(autouse=True)
-def _tf_coverage_dir(request):
-    base = os.environ.get("TF_COV_BASE")
-    if not base:
-        yield
-        return
-    covdir = os.path.join(base, uuid.uuid4().hex)
-    os.makedirs(covdir)
-    with open(covdir + ".nodeid", "w") as handle:
-        handle.write(request.node.nodeid)
-    saved = dict(os.environ)
-    _point(covdir)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-def main():
-    job = json.load(sys.stdin)
-    reader = tf_probe_runner.READERS[job["coverage"]]
-    found = {}
-    for name in sorted(os.listdir(job["base"])):
-        if not name.endswith(".nodeid"):
-            continue
-        with open(os.path.join(job["base"], name)) as handle:
-            nodeid = handle.read()
-        covered, total = reader(job, os.path.join(job["base"], name[:-len(".nodeid")]))
-        found[nodeid] = {"covered": {k: sorted(v) for k, v in covered.items()},
-                         "total": {k: sorted(v) for k, v in total.items()}}
-    json.dump(found, sys.stdout)
-
-
-if __name__ == "__main__":
-    main()
-'''

@@ -5,11 +5,27 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
+
+from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import ConfigError
+from taskfoundry.filtering.dummies import DUMMY_NAMES
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.testgen.agent_support import AgentGenConfig
+from taskfoundry.testgen.explorer import ExplorerConfig
+
+
+class GeneratorSettings(BaseModel):
+    """What a generator reads of the config: which one runs, and its section."""
+
+    model_config = {"extra": "forbid", "frozen": True}
+
+    name: str = Field("explorer", description="a name of GENERATORS")
+    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
+    agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
+    dummies: tuple[str, ...] = Field(DUMMY_NAMES, description="the dummies the agent's reviewer runs")
 
 
 @dataclass(frozen=True)
@@ -24,7 +40,8 @@ class GenerationContext:
     recipe: Recipe
     go_module: str
     log_dir: Path  # probe logs, trajectories
-    config: Any  # the whole taskfoundry Config (generator-specific sections inside)
+    config: GeneratorSettings
+    usage: dict[str, str] = field(default_factory=dict)  # help text by command ('' top level)
     exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
 
 
@@ -36,7 +53,6 @@ class GeneratedBranch:
     covered: dict[str, set[int]] = field(default_factory=dict)
     total: dict[str, set[int]] = field(default_factory=dict)
     per_test_lines: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    usage: dict[str, str] = field(default_factory=dict)
     probes_run: int = 0
     exhausted: str | None = None  # which budget ended the run, if one did
     seconds: float = 0.0
@@ -44,7 +60,7 @@ class GeneratedBranch:
 
 class Generator(Protocol):
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
-        """Write one branch. Raise StageError when nothing usable can be written."""
+        """Write one branch. Raise GenerationError when nothing usable can be written."""
         ...
 
 

@@ -22,18 +22,17 @@ from typing import TextIO
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
-from taskfoundry.errors import StageError
+from taskfoundry.errors import GenerationError
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.testgen.docexamples import Example
 from taskfoundry.testgen.dummy_check import dummy_passing
+from taskfoundry.testgen.help import HELP_FLAGS
 from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, values_for
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.testgen.usage import Option, Usage, parse_usage
 
 log = logging.getLogger(__name__)
 
-HELP_FLAGS = ("--help", "-h")
-_USAGE_WORD = re.compile(r"^\s*usage\b", re.I | re.M)
 # A crash report names the implementation (its files, lines, install path): no rebuild could
 # match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
 _TRACE = re.compile(
@@ -84,25 +83,6 @@ class Exploration:
         return sum(len(v) for v in self.covered.values()) / tot if tot else 0.0
 
 
-def capture_usage(sandbox: Sandbox, executable: str, timeout: float = 10.0) -> dict[str, str]:
-    """Help text of the program and of each of its subcommands."""
-    job = RunnerJob(executable=executable, timeout=timeout)
-    texts: dict[str, str] = {}
-    outs = run_probes(sandbox, job, [Probe((flag,)) for flag in HELP_FLAGS])
-    # help that exits 0 first; else a usage message on an error (`figlet -h`: stderr, exit 1)
-    for out in sorted(outs, key=lambda o: o.exit_code != 0):
-        text = (out.stdout or "") + (out.stderr or "")
-        if text.strip() and (out.exit_code == 0 or _USAGE_WORD.search(text)):
-            texts[""] = text
-            break
-    commands = parse_usage(texts.get("", "")).commands
-    probes = [Probe((cmd, "--help")) for cmd in commands]
-    for cmd, out in zip(commands, run_probes(sandbox, job, probes), strict=True):
-        if out.exit_code == 0 and out.stdout:
-            texts[cmd] = out.stdout
-    return texts
-
-
 def installed_data_names(sandbox: Sandbox) -> list[str]:
     """Stems of the data files the program's install put under share/ (figlet's fonts:
     `-f big`), from the build's runtime-data tar; docs and translations left out."""
@@ -130,12 +110,14 @@ class Explorer:
         self._seen: set[str] = set()
         self._features: set[str] = set()
 
-    def run(self, sandbox: Sandbox, repo: Path, names: set[str], log_path: Path) -> Exploration:
+    def run(
+        self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
+    ) -> Exploration:
         """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
-        what the docs call the program."""
+        what the docs call the program; `usage` its help text by command (`capture_usage`)."""
         start = time.monotonic()
         install_runner(sandbox)
-        self.state.usage = capture_usage(sandbox, self.gold, self.job.timeout)
+        self.state.usage = dict(usage)
         corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
         corpus.data_names = installed_data_names(sandbox)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
@@ -147,8 +129,7 @@ class Explorer:
                 outcomes = run_probes(sandbox, self.job, batch)
                 _log_batch(plog, batch, outcomes)
                 if self.state.probes_run == 0 and all(o.timed_out for o in outcomes):
-                    raise StageError(
-                        "generate",
+                    raise GenerationError(
                         f"every probe of the first batch timed out "
                         f"after {self.job.timeout:g}s: the program hangs",
                         log_path,
@@ -156,7 +137,7 @@ class Explorer:
                 self._absorb(batch, outcomes)
         self._verify_on_gold(sandbox)
         if not self.state.kept:
-            raise StageError("generate", "no probe gave a reproducible result to test", log_path)
+            raise GenerationError("no probe gave a reproducible result to test", log_path)
         self.state.seconds = time.monotonic() - start
         return self.state
 

@@ -34,7 +34,7 @@ class ExplorerGenerator:
             exclude=ctx.exclude,
         )
         state = Explorer(cfg, job, GOLD).run(
-            ctx.sandbox, ctx.repo, program_names(ctx), ctx.log_dir / "probes.jsonl"
+            ctx.sandbox, ctx.repo, program_names(ctx), ctx.usage, ctx.log_dir / "probes.jsonl"
         )
         files, written = render_tests(state.kept, ctx.program, cfg.seed)
         per_test = {
@@ -48,7 +48,6 @@ class ExplorerGenerator:
             covered=state.covered,
             total=state.total,
             per_test_lines=per_test,
-            usage=state.usage,
             probes_run=state.probes_run,
             exhausted=state.exhausted,
             seconds=state.seconds,

@@ -6,6 +6,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from taskfoundry.naming import junit_name
 from taskfoundry.testgen.explorer import Kept
 
 HEADER = (
@@ -22,7 +23,7 @@ class WrittenTest:
     @property
     def junit_name(self) -> str:
         """`classname.name` as JUnit reports it when run from the workspace root."""
-        return f"eval.tests.{self.file.removesuffix('.py')}.{self.function}"
+        return junit_name(self.file, self.function)
 
 
 def _slug(text: str) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from taskfoundry.agent import Message, ModelConfig, Price, ToolCall, make_model
@@ -11,7 +9,7 @@ from taskfoundry.agent.anthropic_backend import to_anthropic_messages
 from taskfoundry.agent.config import cost_usd, resolve_api_key
 from taskfoundry.agent.model import parse_arguments
 from taskfoundry.agent.openai_backend import OpenAIModel, to_openai_messages
-from taskfoundry.agent.prompts import render
+from taskfoundry.agent.prompts import load_template, render
 from taskfoundry.agent.tools import CoverageFeedback, truncate
 from taskfoundry.errors import ConfigError
 
@@ -103,10 +101,12 @@ def test_agent_config_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert "from-env" not in config().model_dump_json()
 
 
-def test_agent_prompt_unknown_variable_is_a_config_error(tmp_path: Path) -> None:
-    (tmp_path / "task.md").write_text("hello $nobody")
+def test_agent_prompt_unknown_variable_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="nobody"):
-        render("task.md", {"executable": "x"}, tmp_path)
+        render("hello $nobody", {"executable": "x"})
+    assert render("costs $$5 for $who", {"who": "you"}) == "costs $5 for you\n"
+    with pytest.raises(ConfigError, match="no prompt template 'none.md'"):
+        load_template("taskfoundry.testgen", "none.md")
 
 
 def test_agent_truncate_keeps_head_and_tail() -> None:

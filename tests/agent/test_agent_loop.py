@@ -22,9 +22,12 @@ from taskfoundry.agent import (
     run_agent,
 )
 from taskfoundry.agent.model import ToolCall
+from taskfoundry.agent.schema import TRAJECTORY_SCHEMA_VERSION
 from taskfoundry.agent.scripted import bash, call, fail, malformed, say, submit
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.sandbox.local import LocalSandbox
+
+from conftest import make_test_task
 
 TEST_FILE = """\
 import subprocess
@@ -49,7 +52,7 @@ def sandbox(tmp_path: Path) -> Iterator[LocalSandbox]:
 
 
 def task() -> AgentTask:
-    return AgentTask(executable="/work/prog", tests_dir="/work/tests", workdir="/work")
+    return make_test_task()
 
 
 def run(model: ScriptedModel, sandbox: LocalSandbox, tmp_path: Path, **config: object) -> AgentResult:
@@ -66,8 +69,8 @@ def test_agent_submitted_run_writes_a_test_file(sandbox: LocalSandbox, tmp_path:
     result = run(model, sandbox, tmp_path)
     assert result.status == "submitted"
     assert result.exhausted is None and result.error is None
-    assert result.tests_dir == "/work/tests"
-    assert result.test_files == ["test_echo.py"]
+    assert result.output_dir == "/work/tests"
+    assert result.files == ["test_echo.py"]
     assert result.steps == 3
     assert sandbox.get_file("/work/tests/test_echo.py").decode() == TEST_FILE
     ls_result = tool_messages(model.seen[2])[-1]
@@ -81,7 +84,7 @@ def test_agent_step_budget_ends_cleanly_and_keeps_tests(sandbox: LocalSandbox, t
     model = ScriptedModel([write_test(), bash("true"), submit()])
     result = run(model, sandbox, tmp_path, step_limit=2)
     assert (result.status, result.exhausted) == ("exhausted", "steps")
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
     assert result.steps == 2 and model.remaining == 1
     saved = read_trajectory(tmp_path / "traj.json")
     assert saved.result is not None and saved.result.exhausted == "steps"
@@ -96,7 +99,7 @@ def test_agent_cost_budget_ends_cleanly_after_running_the_last_turn(
     assert (result.status, result.exhausted) == ("exhausted", "cost")
     assert result.steps == 3
     assert result.usage.cost_usd == pytest.approx(1.2)
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
 
 
 class FakeClock:
@@ -132,7 +135,7 @@ def test_agent_time_budget_ends_cleanly(sandbox: LocalSandbox, tmp_path: Path) -
     )
     assert (result.status, result.exhausted) == ("exhausted", "time")
     assert result.steps == 2 and result.elapsed_s == 60
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
 
 
 def test_agent_time_budget_cuts_a_long_command(sandbox: LocalSandbox, tmp_path: Path) -> None:
@@ -142,14 +145,14 @@ def test_agent_time_budget_cuts_a_long_command(sandbox: LocalSandbox, tmp_path: 
     assert result.elapsed_s < 10
     sleep_obs = read_trajectory(tmp_path / "traj.json").steps[1].observations[0]
     assert "timed out" in sleep_obs.output
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
 
 
 def test_agent_malformed_tool_call_goes_back_as_an_error(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([malformed("bash", '{"command": "ls'), write_test(), submit()])
     result = run(model, sandbox, tmp_path)
     assert result.status == "submitted"
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
     error = tool_messages(model.seen[1])[-1]
     assert error.is_error
     assert error.content.startswith("error: could not parse the arguments of bash: invalid JSON")
@@ -169,7 +172,7 @@ def test_agent_bad_arguments_and_unknown_tools_are_errors(sandbox: LocalSandbox,
 def test_agent_reply_without_tool_call_is_nudged(sandbox: LocalSandbox, tmp_path: Path) -> None:
     model = ScriptedModel([say("let me think"), submit()])
     result = run(model, sandbox, tmp_path)
-    assert result.status == "submitted" and result.test_files == []
+    assert result.status == "submitted" and result.files == []
     assert model.seen[1][-1].role == "user"
     assert "called no tool" in model.seen[1][-1].content
 
@@ -190,7 +193,7 @@ def test_agent_model_error_ends_run_with_error_record(sandbox: LocalSandbox, tmp
     result = run(ScriptedModel([write_test(), fail("HTTP 500 after 4 retries")]), sandbox, tmp_path)
     assert result.status == "error"
     assert result.error == "model: HTTP 500 after 4 retries"
-    assert result.test_files == ["test_echo.py"]
+    assert result.files == ["test_echo.py"]
     saved = read_trajectory(tmp_path / "traj.json")
     assert saved.result is not None and saved.result.status == "error"
 
@@ -210,7 +213,7 @@ class TrajectoryChecker(ScriptedModel):
 
     def complete(self, messages: list[Message], tools: list[ToolSpec]) -> Turn:
         data = json.loads(self.path.read_text())
-        assert data["schema_version"] == 1
+        assert data["schema_version"] == TRAJECTORY_SCHEMA_VERSION
         assert data["result"] is None
         assert len(data["messages"]) == len(messages)
         self.step_counts.append(len(data["steps"]))
@@ -238,9 +241,9 @@ def test_agent_feedback_requests_a_revision(sandbox: LocalSandbox, tmp_path: Pat
     model = ScriptedModel([write_test(), submit("v1"), write_test("test_more.py"), submit("v2")])
     result = run_agent(model, sandbox, task(), trajectory_path=tmp_path / "t.json", feedback=feedback)
     assert result.status == "submitted" and result.revisions == 1
-    assert result.test_files == ["test_echo.py", "test_more.py"]
+    assert result.files == ["test_echo.py", "test_more.py"]
     assert [r.summary for r in rounds] == ["v1", "v2"]
-    assert rounds[0].test_files == ["test_echo.py"]
+    assert rounds[0].files == ["test_echo.py"]
     after_submit = model.seen[2][-2:]
     assert [m.role for m in after_submit] == ["tool", "user"]
     assert after_submit[1].content == "lint: test_echo.py has a weak assertion"
@@ -293,18 +296,32 @@ def test_agent_long_output_is_truncated_for_the_model(sandbox: LocalSandbox, tmp
     assert "characters cut" in content
 
 
-def test_agent_templates_dir_overrides_prompts(sandbox: LocalSandbox, tmp_path: Path) -> None:
-    templates = tmp_path / "templates"
-    templates.mkdir()
-    (templates / "task.md").write_text("Test $executable into $tests_dir.\n")
-    model = ScriptedModel([submit()])
-    run(model, sandbox, tmp_path, templates_dir=templates)
-    assert model.seen[0][1].content == "Test /work/prog into /work/tests.\n"
-    assert "behavioral tests" in model.seen[0][0].content  # built-in system prompt
+def test_agent_prompts_come_from_the_task(sandbox: LocalSandbox, tmp_path: Path) -> None:
+    """The loop asks for nothing itself: the caller's templates, filled with its variables."""
+    build = AgentTask(
+        workdir="/work",
+        output_dir="/work",
+        outputs=["build.sh"],
+        system="You make $name build. Tools:\n$tools",
+        prompt="Write $output_dir/build.sh, starting in $workdir. $instructions",
+        variables={"name": "a repository"},
+        instructions="Use sh.",
+    )
+    model = ScriptedModel([bash("echo make > build.sh && touch notes.txt"), submit()])
+    result = run_agent(model, sandbox, build, trajectory_path=tmp_path / "t.json")
+    assert model.seen[0][0].content.startswith("You make a repository build. Tools:\n- `bash`")
+    assert model.seen[0][1].content == "Write /work/build.sh, starting in /work. Use sh.\n"
+    assert result.files == ["build.sh"]  # only what the task's outputs name
+
+
+def test_agent_unknown_template_variable_is_a_config_error(sandbox: LocalSandbox, tmp_path: Path) -> None:
+    bad = make_test_task().model_copy(update={"prompt": "Test $nothing"})
+    with pytest.raises(TaskfoundryError, match="task template: bad or unknown variable 'nothing'"):
+        run_agent(ScriptedModel([submit()]), sandbox, bad, trajectory_path=tmp_path / "t.json")
 
 
 def test_agent_sandbox_failure_ends_run_with_error_record(sandbox: LocalSandbox, tmp_path: Path) -> None:
-    broken = AgentTask(executable="/work/prog", tests_dir="/work/tests", workdir="/gone")
+    broken = make_test_task(workdir="/gone")
     model = ScriptedModel([bash("ls"), submit()])
     result = run_agent(model, sandbox, broken, trajectory_path=tmp_path / "t.json")
     assert result.status == "error"

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
-from taskfoundry.agent import AgentResult, AgentTask, ModelConfig, Price, make_model, run_agent
+from taskfoundry.agent import AgentResult, ModelConfig, Price, make_model, run_agent
 from taskfoundry.agent.config import cost_usd
 from taskfoundry.agent.fake_formats import FakeError, FakeToolCall, FakeTurn
 from taskfoundry.agent.fake_server import FakeLLMServer, RecordedRequest
 from taskfoundry.sandbox.local import LocalSandbox
+
+from conftest import make_test_task
 
 TEST_FILE = 'def test_hello():\n    """CATCHES: nothing, it is a demo."""\n    assert 1 + 1 == 2\n'
 WRITE = f"mkdir -p tests && cat > tests/test_hello.py <<'EOF'\n{TEST_FILE}EOF"
@@ -56,13 +58,13 @@ def drive(provider: str, fake: FakeLLMServer, sandbox: LocalSandbox, tmp_path: P
         }
     )
     model = make_model(config, {"TF_FAKE_KEY": "sk-fake"})
-    task = AgentTask(executable="/work/prog", tests_dir="/work/tests", workdir="/work")
+    task = make_test_task()
     return run_agent(model, sandbox, task, trajectory_path=tmp_path / "traj.json")
 
 
 def assert_submitted(result: AgentResult, fake: FakeLLMServer) -> None:
     assert result.status == "submitted", result.error
-    assert result.test_files == ["test_hello.py"]
+    assert result.files == ["test_hello.py"]
     assert result.steps == 4
     assert result.usage.input_tokens == 400 and result.usage.output_tokens == 80
     assert result.usage.cost_usd == pytest.approx(cost_usd(PRICE, 400, 80))
@@ -167,7 +169,7 @@ def test_agent_sdk_error_after_retries_is_an_error_record(
         result = drive(provider, fake, sandbox, tmp_path)
     assert result.status == "error"
     assert result.error is not None and "overloaded" in result.error
-    assert result.test_files == ["test_hello.py"]
+    assert result.files == ["test_hello.py"]
     assert [r.status for r in fake.requests] == [200, 503, 503, 503]
 
 

@@ -57,6 +57,15 @@ PYTEST_STEERING = (
 TEST_ENV = {"PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+def seal_cmd(isolate: bool, worker: str) -> str:
+    """After the suite is in: with isolation, `eval/` belongs to root (the grader) alone, the
+    workspace root to root (the program cannot rename `eval` or add a conftest), and the rest
+    is readable by the program's uid; without it (ProgramBench's level) the worker owns `eval`."""
+    if not isolate:
+        return f"chown -R {worker} eval"
+    return "chmod -R a+rX . && chown -R 0:0 eval && chmod -R go-rwx eval && chown 0:0 . && chmod 0755 ."
+
+
 def remove_hashed_cmd(root: str, hashes: list[str]) -> str:
     return shlex.join(["python3", "-I", REMOVE_HASHED_PATH, root, *hashes])
 

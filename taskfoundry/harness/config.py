@@ -1,4 +1,4 @@
-"""EvalConfig: limits and budgets of the evaluator, one documented field each."""
+"""EvalConfig: limits and budgets of the grading harness (filter and evaluator), one field each."""
 
 from __future__ import annotations
 
@@ -24,6 +24,12 @@ class EvalConfig(BaseModel):
     home_mb: int = Field(256, description="size of the worker's home tmpfs")
     home: str = Field("/home/worker", description="the worker's home directory in the task image")
     user: str = Field("1000:1000", description="uid:gid of the non-root worker")
+    isolate: bool = Field(
+        True,
+        description="pytest runs as root (the grader) and each program call as its own uid that "
+        "cannot read eval/ (False: everything as the worker, ProgramBench's level)",
+    )
+    program_uid: int = Field(2000, description="uid of the program under test (+ the xdist worker's number)")
     submission_mb: int = Field(512, description="largest submission tarball accepted (compressed)")
     results_mb: int = Field(64, description="largest JUnit report read back")
     output_bytes: int = Field(8 * 1024 * 1024, description="cap on stdout and stderr of one step")

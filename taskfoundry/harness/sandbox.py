@@ -1,4 +1,4 @@
-"""EvalSandbox: a DockerSandbox hardened for untrusted submissions.
+"""GradingSandbox: a DockerSandbox hardened for untrusted submissions.
 
 Read-only root filesystem; /workspace and /tmp are size-capped tmpfs volumes (created
 empty: the image's /workspace, gold executable included, is never seen); the worker's
@@ -23,7 +23,7 @@ from docker.types import Mount
 
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import SandboxError
-from taskfoundry.evaluate.config import EvalConfig
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.sandbox import tarutil
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -37,7 +37,7 @@ class TooLarge(Exception):
     """A file or archive read back from a container exceeded its cap."""
 
 
-class EvalSandbox(DockerSandbox):
+class GradingSandbox(DockerSandbox):
     def __init__(
         self, image: str, config: EvalConfig, client: docker.DockerClient, workspace_mb: int | None = None
     ) -> None:
@@ -49,7 +49,7 @@ class EvalSandbox(DockerSandbox):
         self.workspace_mb = workspace_mb or config.workspace_mb
         self._volumes: list[Volume] = []
 
-    def __enter__(self) -> EvalSandbox:
+    def __enter__(self) -> GradingSandbox:
         assert self._client is not None
         try:
             options = self._run_options()
@@ -76,6 +76,7 @@ class EvalSandbox(DockerSandbox):
         options: dict[str, Any] = {"nano_cpus": int(cfg.cpus * 1e9)} if cfg.cpus else {}
         return options | {
             "detach": True,
+            "init": True,  # reaps the zombies a program's orphans become (pids_limit counts them)
             "network_mode": "none",
             "read_only": True,
             "user": "0:0",

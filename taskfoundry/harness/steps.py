@@ -7,10 +7,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from taskfoundry.evaluate.config import EvalConfig
-from taskfoundry.evaluate.models import EvalStepError, EvaluationResult, LogStep
-from taskfoundry.evaluate.sandbox import EvalSandbox, TooLarge
-from taskfoundry.evaluate.scripts import logged
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.harness.models import EvalStepError, LogStep
+from taskfoundry.harness.sandbox import GradingSandbox, TooLarge
+from taskfoundry.harness.scripts import logged
 from taskfoundry.sandbox.base import ExecResult
 
 log = logging.getLogger(__name__)
@@ -27,8 +27,8 @@ class Outcome:
 
 
 class StepRunner:
-    def __init__(self, result: EvaluationResult, config: EvalConfig, branch: str | None = None) -> None:
-        self.result = result
+    def __init__(self, log: list[LogStep], config: EvalConfig, branch: str | None = None) -> None:
+        self.log = log
         self.config = config
         self.branch = branch
 
@@ -42,7 +42,7 @@ class StepRunner:
         timed_out: bool = False,
         truncated: bool = False,
     ) -> None:
-        self.result.log.append(
+        self.log.append(
             LogStep(
                 step=step,
                 command=command,
@@ -57,7 +57,7 @@ class StepRunner:
 
     def run(
         self,
-        box: EvalSandbox,
+        box: GradingSandbox,
         step: str,
         command: str,
         *,
@@ -82,23 +82,27 @@ class StepRunner:
 
     def run_untrusted(
         self,
-        box: EvalSandbox,
+        box: GradingSandbox,
         step: str,
         command: str,
         logfile: str,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        *,
+        grader: bool = False,
     ) -> Outcome:
-        """Run submission code with its output in `logfile`, then freeze the container and
-        read the log back. No exec follows in this container."""
+        """Run a command in which submission code runs, its output in `logfile`; then freeze
+        the container and read the log back. No exec follows in this container. `grader`:
+        the command runs as root (pytest, which drops the program to its own uid)."""
         start = time.monotonic()
-        res = box.exec(logged(command, logfile), timeout=timeout, env=env, user=self.config.user)
+        user = ROOT if grader else self.config.user
+        res = box.exec(logged(command, logfile), timeout=timeout, env=env, user=user)
         box.freeze()
         output = self._read_log(box, logfile) + res.text()
         self.record(step, command, start, output, res.exit_code, res.timed_out)
         return Outcome(res.exit_code, res.timed_out, self._tail(output))
 
-    def _read_log(self, box: EvalSandbox, logfile: str) -> str:
+    def _read_log(self, box: GradingSandbox, logfile: str) -> str:
         cap = self.config.output_bytes
         try:
             return box.read_file(logfile, cap).decode(errors="replace")

@@ -1,0 +1,118 @@
+"""The task-kind seam: the parts of the pipeline that differ by kind of task.
+
+The flow runs, for every kind: source -> build (shared) -> start_state -> generate ->
+review -> validate (each a cached stage, keyed on its config section and its module's
+code) -> package. `grade` scores a submission against a finished task. What each part
+returns is the kind's own result model (the program kind: the cleanroom, the suite, the
+lint and filter reports); the flow only passes them along.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal, NoReturn, Protocol, TypeVar
+
+import docker
+from pydantic import BaseModel
+
+from taskfoundry.config import Config
+from taskfoundry.errors import KindNotBuilt
+from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.kinds.registry import load_kind
+from taskfoundry.pipeline.results import BuildStage, SourceResult
+
+Part = Literal["start_state", "generate", "review", "validate"]
+PARTS: tuple[Part, ...] = ("start_state", "generate", "review", "validate")
+
+StartT = TypeVar("StartT", bound=BaseModel)
+SuiteT = TypeVar("SuiteT", bound=BaseModel)
+ReviewT = TypeVar("ReviewT", bound=BaseModel)
+VerdictT = TypeVar("VerdictT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class KindStage:
+    """How the flow runs one part as a cached stage."""
+
+    name: str  # what the dashboard and the progress bars call it
+    module: str  # where the part's code is: its code key covers this module's imports
+    section: Callable[[Config], BaseModel] | None = None  # its config section (None: none)
+    docker_builds: bool = False  # holds a Docker-build slot while it runs
+
+
+class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
+    """A kind of task: what the worker starts from, how the hidden suite is made and checked,
+    what the task directory holds, and how a submission is graded."""
+
+    name: ClassVar[str]
+    stages: ClassVar[Mapping[Part, KindStage]]
+
+    def start_state(
+        self, src: SourceResult, build: BuildStage, settings: Any, client: docker.DockerClient
+    ) -> StartT:
+        """What the worker gets, with everything else stripped (the program kind: the
+        cleanroom image, leak-scanned)."""
+        ...
+
+    def generate(
+        self, src: SourceResult, build: BuildStage, start: StartT, settings: Any, client: docker.DockerClient
+    ) -> SuiteT:
+        """The hidden suite (one branch)."""
+        ...
+
+    def review(self, suite: SuiteT) -> ReviewT:
+        """Static checks of the suite, before anything runs (the program kind: the linter)."""
+        ...
+
+    def validate(
+        self, suite: SuiteT, review: ReviewT, start: StartT, settings: Any, client: docker.DockerClient
+    ) -> VerdictT:
+        """What the suite keeps once run against the reference and what must fail it."""
+        ...
+
+    def package(
+        self,
+        src: SourceResult,
+        build: BuildStage,
+        start: StartT,
+        suite: SuiteT,
+        review: ReviewT,
+        verdict: VerdictT,
+        config: Config,
+        client: docker.DockerClient,
+        stage_seconds: dict[str, float],
+    ) -> Path:
+        """Write the task directory (atomically); returns it."""
+        ...
+
+    def grade(
+        self, task_dir: Path, submission: Path, config: EvalConfig, client: docker.DockerClient
+    ) -> EvaluationResult:
+        """Score a submission against the task in `task_dir`."""
+        ...
+
+
+class NotBuiltKind:
+    """A kind that is planned but not built: naming it is a clear error, not a crash later."""
+
+    name: ClassVar[str]
+    stages: ClassVar[Mapping[Part, KindStage]] = {}
+    plan: ClassVar[str]  # what the kind will be, for the error message
+
+    def __init__(self) -> None:
+        raise KindNotBuilt(f"the {self.name} task kind is not built yet ({self.plan}); built kinds: program")
+
+    def _not_built(self, *args: object) -> NoReturn:
+        raise KindNotBuilt(f"the {self.name} task kind is not built yet")
+
+    start_state = generate = review = validate = package = grade = _not_built
+
+
+def make_kind(name: str) -> TaskKind[Any, Any, Any, Any]:
+    """The kind called `name`: an unknown name lists the kinds; a planned one not built yet
+    raises KindNotBuilt."""
+    kind: TaskKind[Any, Any, Any, Any] = load_kind(name)
+    return kind

@@ -1,0 +1,88 @@
+"""The cleanroom stage: the task's start state as its own image, then a leak scan of it.
+
+The program's help text is captured here, once: the cleanroom ships it as docs, and the
+generators and the filter's usage dummies read it from this stage's result.
+"""
+
+from __future__ import annotations
+
+import docker
+
+from taskfoundry.builders.build import GOLD
+from taskfoundry.builders.layout import WORKSPACE
+from taskfoundry.cleanroom import leakscan, runtime
+from taskfoundry.cleanroom.assets import select_assets
+from taskfoundry.cleanroom.docs import collect_docs, usage_docs
+from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.errors import LeakError
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.sandbox.base import SandboxLimits
+from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.testgen.help import capture_usage
+from taskfoundry.testgen.probes import install_runner
+
+
+class CleanroomSettings(StageSettings):
+    """What the cleanroom stage reads."""
+
+    usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
+
+
+def cleanroom_stage(
+    src: SourceResult, build: BuildStage, settings: CleanroomSettings, client: docker.DockerClient
+) -> CleanroomStage:
+    names = settings.names(src)
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        install_runner(box)
+        usage = capture_usage(box, GOLD, settings.usage_timeout)
+        gold = box.get_file(GOLD)
+        data = _runtime_data(box)
+    docs = {**collect_docs(src.path), **usage_docs(usage, build.program)}
+    kept, files = select_assets(src.path)
+    visible = build.recipe.source_visible
+    tag, built = build_cleanroom(
+        client,
+        build.runtime_image,
+        gold,
+        docs,
+        names.cleanroom_dir,
+        names.cleanroom_repo,
+        source_visible=visible,
+        assets=files,
+        runtime_data=runtime.runtime_tar(data) if data else None,
+    )
+    with DockerSandbox(tag, SandboxLimits(), client=client) as box:
+        leak = leakscan.scan(
+            box,
+            tag,
+            build.gold_sha256,
+            source=src.path,
+            gold_readable=visible,
+            allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
+        )
+    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
+
+
+def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
+    try:
+        return runtime.runtime_files(box.get_file(runtime.RUNTIME_TAR))
+    except FileNotFoundError:
+        return {}  # nothing staged: not a C build, or its install failed (see /task/stage.log)
+
+
+def start_state(
+    src: SourceResult, build: BuildStage, settings: CleanroomSettings, client: docker.DockerClient
+) -> CleanroomStage:
+    """The stage as the flow runs it: a leaky image is an error, never a start state."""
+    clean = cleanroom_stage(src, build, settings, client)
+    require_clean(clean)
+    return clean
+
+
+def require_clean(clean: CleanroomStage) -> None:
+    if clean.leak.verdict != "clean":
+        kinds = sorted({f.kind for f in clean.leak.findings})
+        raise LeakError(
+            f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
+        )

@@ -1,0 +1,85 @@
+"""The generate stage: one branch of the hidden suite, written by the chosen generator."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import docker
+from pydantic import Field
+
+from taskfoundry import atomic
+from taskfoundry.models import CoverageReport
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, SourceResult
+from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.testgen.base import GenerationContext, GeneratorSettings, make_generator
+from taskfoundry.testgen.thirdparty import third_party_prefixes
+
+
+class GenerateSettings(StageSettings):
+    """What the generate stage reads: the generator and its section."""
+
+    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether it holds a model-call slot: every generator but the explorer calls one."""
+        return self.generator.name != "explorer"
+
+
+def _go_module(repo: Path) -> str:
+    gomod = repo / "go.mod"
+    match = re.search(r"^module\s+(\S+)", gomod.read_text(), re.M) if gomod.exists() else None
+    return match.group(1) if match else ""
+
+
+def generate_stage(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    settings: GenerateSettings,
+    client: docker.DockerClient,
+) -> GenerateStage:
+    names = settings.names(src)
+    generator = make_generator(settings.generator.name)
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        ctx = GenerationContext(
+            sandbox=box,
+            repo=src.path,
+            program=build.program,
+            recipe=build.recipe,
+            go_module=_go_module(src.path),
+            log_dir=names.generate_dir,
+            config=settings.generator,
+            usage=clean.usage,
+            exclude=third_party_prefixes(src.path),
+        )
+        branch = generator.generate(ctx)
+    suite = names.suite_dir(branch.name)
+    write_suite(suite, branch.files)
+    return GenerateStage(
+        branch=branch.name,
+        suite=suite,
+        tests=branch.tests,
+        generated=len(branch.tests),
+        probes_run=branch.probes_run,
+        exhausted=branch.exhausted,
+        coverage=CoverageReport.from_lines(branch.covered, branch.total),
+        per_test_lines=branch.per_test_lines,
+        explorer_seconds=branch.seconds,
+    )
+
+
+def write_suite(suite: Path, files: dict[str, str]) -> None:
+    """eval/run.sh + eval/tests/tfrun.py + eval/tests/test_*.py, replacing any old suite."""
+    with atomic.staged_dir(suite) as tmp:
+        tests = tmp / "eval" / "tests"
+        tests.mkdir(parents=True)
+        assets = resources.files("taskfoundry.assets")
+        (tmp / "eval" / "run.sh").write_bytes(assets.joinpath("run.sh").read_bytes())
+        (tmp / "eval" / "run.sh").chmod(0o755)
+        (tests / "tfrun.py").write_bytes(assets.joinpath("tfrun.py").read_bytes())
+        for name, text in files.items():
+            (tests / name).write_text(text)

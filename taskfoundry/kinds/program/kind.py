@@ -1,0 +1,54 @@
+"""The program kind behind the `TaskKind` seam: each part is a stage function of this folder."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+import docker
+
+from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.evaluate.task import evaluate_task, load_task
+from taskfoundry.harness.config import EvalConfig
+from taskfoundry.kinds.base import KindStage, Part, TaskKind
+from taskfoundry.kinds.program import sections
+from taskfoundry.kinds.program.cleanroom import start_state
+from taskfoundry.kinds.program.filter import filter_stage
+from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.lint import lint_stage
+from taskfoundry.pipeline.package import package_stage
+
+if TYPE_CHECKING:
+    from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
+
+
+class ProgramKind:
+    """ProgramBench: the worker gets the executable (mode 0111) and its docs, and submits source
+    and `compile.sh`; behavioral tests of the executable grade it, kept when they pass on gold
+    three times and fail on every dummy."""
+
+    name: ClassVar[str] = "program"
+    stages: ClassVar[Mapping[Part, KindStage]] = {
+        "start_state": KindStage(
+            "cleanroom", start_state.__module__, sections.for_cleanroom, docker_builds=True
+        ),
+        "generate": KindStage("generate", generate_stage.__module__, sections.for_generate),
+        "review": KindStage("lint", lint_stage.__module__),
+        "validate": KindStage("filter", filter_stage.__module__, sections.for_filter),
+    }
+
+    start_state = staticmethod(start_state)
+    generate = staticmethod(generate_stage)
+    review = staticmethod(lint_stage)
+    validate = staticmethod(filter_stage)
+    package = staticmethod(package_stage)
+
+    def grade(
+        self, task_dir: Path, submission: Path, config: EvalConfig, client: docker.DockerClient
+    ) -> EvaluationResult:
+        return evaluate_task(load_task(task_dir), submission, config, client)
+
+
+if TYPE_CHECKING:  # mypy checks that the program kind fits the seam
+    _fits: TaskKind[CleanroomStage, GenerateStage, LintStage, FilterStage] = ProgramKind()

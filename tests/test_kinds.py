@@ -1,0 +1,103 @@
+"""The task-kind seam: a registry of kinds, the program kind behind it, the others named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from taskfoundry.cli import main
+from taskfoundry.config import Config, load_config
+from taskfoundry.errors import ConfigError, KindNotBuilt
+from taskfoundry.flows.tasks import BUILD, kind_pipeline
+from taskfoundry.kinds.base import PARTS, make_kind
+from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.registry import KINDS
+from taskfoundry.models import Images, TaskYaml, load_yaml_model, save_yaml
+
+from conftest import make_repo
+
+
+def test_program_is_the_default_kind_and_fits_the_seam() -> None:
+    assert Config().kind == "program"
+    kind = make_kind("program")
+    assert isinstance(kind, ProgramKind) and set(kind.stages) == set(PARTS)
+    assert [kind.stages[p].name for p in PARTS] == ["cleanroom", "generate", "lint", "filter"]
+    assert kind_pipeline(kind) == (
+        BUILD,
+        "taskfoundry.kinds.program.cleanroom",
+        "taskfoundry.kinds.program.generate",
+        "taskfoundry.kinds.program.lint",
+        "taskfoundry.kinds.program.filter",
+    )
+
+
+def test_an_unknown_kind_lists_the_kinds() -> None:
+    with pytest.raises(ConfigError, match=r"unknown task kind 'proggram'; kinds: program, function, feature"):
+        make_kind("proggram")
+    with pytest.raises(ValueError, match="unknown task kind 'proggram'"):
+        Config(kind="proggram")
+
+
+@pytest.mark.parametrize("name", ["function", "feature"])
+def test_a_planned_kind_is_not_built_yet(name: str) -> None:
+    assert name in KINDS  # named, with a folder of its own
+    with pytest.raises(KindNotBuilt, match=rf"the {name} task kind is not built yet .*built kinds: program"):
+        make_kind(name)
+
+
+def test_build_with_a_kind_not_built_yet_fails_before_any_work(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["build", str(repo), "--out", str(out), "--kind", "function"])
+    assert result.exit_code == 1
+    assert "the function task kind is not built yet" in result.output
+    assert not out.exists()  # no flow ran: nothing resolved, nothing built
+    bad = CliRunner().invoke(main, ["build", str(repo), "--kind", "functions"])
+    assert bad.exit_code == 2 and "'program', 'function', 'feature'" in bad.output
+
+
+def test_the_kind_comes_from_the_config_file_too(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"kind": "feature"}))
+    assert load_config(path).kind == "feature"
+
+
+def _task(**extra: object) -> TaskYaml:
+    images = Images(task="ns/o_1776_r.aaaaaaa:task", task_cleanroom="ns/o_1776_r.aaaaaaa:task_cleanroom")
+    fields = dict(
+        repository="o/r",
+        commit="a" * 40,
+        language="c",
+        difficulty="easy",
+        eval_clean_hashes=["0" * 64],
+        task_id="o__r.aaaaaaa",
+        difficulty_score=1.0,
+        source="/r",
+        created_at="2025-01-01T00:00:00Z",
+        executable="r",
+        images=images,
+    )
+    return TaskYaml.model_validate({**fields, **extra})
+
+
+def test_task_yaml_names_its_kind_and_reads_older_files_as_programs(tmp_path: Path) -> None:
+    save_yaml(tmp_path / "task.yaml", _task())
+    written = yaml.safe_load((tmp_path / "task.yaml").read_text())
+    assert written["kind"] == "program"
+    del written["kind"]  # a task.yaml written before kinds existed
+    (tmp_path / "old.yaml").write_text(yaml.safe_dump(written))
+    assert load_yaml_model(tmp_path / "old.yaml", TaskYaml).kind == "program"
+    assert _task(kind="function").kind == "function"
+
+
+def test_kind_packages_import_nothing() -> None:
+    """A stage's code key covers the packages above its module: an import in a kind's
+    `__init__` would tie every stage of the kind to all of it."""
+    from taskfoundry.codegraph import import_graph
+
+    graph = import_graph()
+    for package in ("taskfoundry.kinds", *(f"taskfoundry.kinds.{k}" for k in KINDS), "taskfoundry.pipeline"):
+        assert graph[package] == frozenset(), package
