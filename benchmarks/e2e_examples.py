@@ -36,7 +36,7 @@ def remove_images(name: str) -> None:
 
 def run_once(example: str, out: Path) -> dict[str, object]:
     start = time.monotonic()
-    task_dir = build_flow(str(ROOT / "examples" / example), Config(out=out))
+    (task_dir,) = build_flow(str(ROOT / "examples" / example), Config(out=out))
     total = time.monotonic() - start
     task = yaml.safe_load((task_dir / "task.yaml").read_text())
     stats = task["stats"]

@@ -104,7 +104,7 @@ def build(
 
     from taskfoundry.flows.build import build_flow
     from taskfoundry.flows.console import shown_progress
-    from taskfoundry.flows.report import summary_text
+    from taskfoundry.flows.report import built_text
 
     try:
         config = make_config(
@@ -112,12 +112,12 @@ def build(
         )
         load_kind(config.kind)  # a kind not built yet fails here, before a flow starts
         with shown_progress(show):
-            task_dir = build_flow(source, config)
+            task_dirs = build_flow(source, config)
     except TaskfoundryError as exc:
         _fail(exc)
     except PrefectException as exc:
         _fail(TaskfoundryError(f"flow failed: {exc}"))
-    click.echo(summary_text(task_dir))
+    click.echo(built_text(task_dirs, config.tasks_dir))
 
 
 def read_sources(args: tuple[str, ...]) -> list[str]:

@@ -72,6 +72,13 @@ class TaskYaml(BaseModel):
     stats: TaskStats = Field(default_factory=TaskStats)
 
 
+class TaskHead(BaseModel):
+    """What every kind's task.yaml holds, read before the kind's own model: which kind grades it."""
+
+    task_id: str
+    kind: str = "program"
+
+
 class DropRecord(BaseModel):
     id: DropReason
     timestamp: datetime
@@ -93,6 +100,14 @@ class Branch(BaseModel):
 class TestsJson(BaseModel):
     __test__ = False  # not a pytest class, despite the name
     branches: dict[str, Branch] = Field(default_factory=dict)
+
+    def counted(self) -> list[str]:
+        """Keys of the branches that count (not ignored), in a stable order."""
+        return sorted(k for k, b in self.branches.items() if not b.ignored)
+
+    def expected(self) -> dict[str, list[str]]:
+        """The tests each counted branch expects to pass."""
+        return {k: list(self.branches[k].tests) for k in self.counted()}
 
 
 class CoverageFile(BaseModel):

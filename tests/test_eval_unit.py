@@ -16,7 +16,6 @@ import pytest
 
 from taskfoundry.errors import ConfigError, SandboxError, TaskfoundryError
 from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_run, evaluate_task, load_task
-from taskfoundry.evaluate import run as run_mod
 from taskfoundry.evaluate.cli import load_eval_config
 from taskfoundry.evaluate.grade import grade_branch
 from taskfoundry.evaluate.models import TestResult
@@ -25,6 +24,7 @@ from taskfoundry.evaluate.workspace import executable_sha256
 from taskfoundry.harness.models import EvalStepError
 from taskfoundry.harness.scripts import REMOVE_HASHED
 from taskfoundry.harness.steps import Outcome
+from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
@@ -291,13 +291,13 @@ def test_run_records_every_kind_of_bad_task(tmp_path: Path, monkeypatch: pytest.
     (run / "zz__unknown.0000000" / "submission.tar.gz").write_bytes(b"")
     calls: list[str] = []
 
-    def fake(spec: Any, *args: Any) -> EvaluationResult:
-        calls.append(spec.task_id)
-        if spec.task_id.startswith("a"):
+    def fake(self: Any, task_dir: Path, *args: Any) -> EvaluationResult:
+        calls.append(task_dir.name)
+        if task_dir.name.startswith("a"):
             raise SandboxError("daemon went away")
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(run_mod, "evaluate_task", fake)
+    monkeypatch.setattr(ProgramKind, "grade", fake)
     summary = evaluate_run(run, tasks, EvalConfig(attempts=2, workers=2), client=object())  # type: ignore[arg-type]
     codes = {t.task_id: (t.error_code, t.infra_error) for t in summary.tasks}
     assert codes == {
@@ -344,3 +344,30 @@ def test_task_id_must_name_its_directory(tmp_path: Path) -> None:
     moved = task_dir.rename(tmp_path / "tasks" / "other")
     with pytest.raises(ConfigError, match="task_id"):
         load_task(moved)
+
+
+class _RecordingKind:
+    """A kind that grades every submission as resolved and records what it was asked."""
+
+    name = "recording"
+    seen: list[tuple[str, str]] = []
+
+    def grade(
+        self, task_dir: Path, submission: Path, config: EvalConfig, client: Any, branch: str
+    ) -> EvaluationResult:
+        self.seen.append((task_dir.name, branch))
+        return EvaluationResult(task_id=task_dir.name, solution_branch=branch)
+
+
+def test_the_task_kind_grades_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskfoundry.kinds import registry
+
+    tasks, run = tmp_path / "tasks", tmp_path / "run"
+    task_dir = make_task(tasks)
+    text = (task_dir / "task.yaml").read_text().replace("kind: program", "kind: recording")
+    (task_dir / "task.yaml").write_text(text if "kind: recording" in text else text + "kind: recording\n")
+    (run / task_dir.name).mkdir(parents=True)
+    monkeypatch.setitem(registry.KINDS, "recording", f"{__name__}:_RecordingKind")
+    summary = evaluate_run(run, tasks, EvalConfig(), client=object())  # type: ignore[arg-type]
+    assert _RecordingKind.seen == [(task_dir.name, "run")]
+    assert [t.error_code for t in summary.tasks] == [None]

@@ -233,8 +233,8 @@ class FakeProgramKind:
         empty = CoverageReport.from_lines({}, {})
         return _record("filter", FilterStage(kept=[], dropped={}, dummy_pass_rate=0.0, coverage=empty))
 
-    def package(self, *args: Any) -> Path:
-        return _record("package", Path("task"))
+    def package(self, *args: Any) -> list[Path]:
+        return _record("package", [Path("task")])
 
 
 def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

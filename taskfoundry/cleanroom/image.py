@@ -70,4 +70,4 @@ def build_cleanroom(
             runtime="ADD runtime-data.tar /\n" if runtime_data else "",
         )
     )
-    return build_image(client, context, repository, workdir / "build.log", stage="cleanroom")
+    return build_image(client, context, repository, workdir / "build.log")

@@ -13,13 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import docker
+from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
-from taskfoundry.errors import SandboxError, TaskfoundryError
+from taskfoundry.errors import ConfigError, SandboxError, TaskfoundryError
 from taskfoundry.evaluate.models import EvalSummary, EvaluationResult, TaskImageMissing, TaskScore
 from taskfoundry.evaluate.summary import score_task, summarize
-from taskfoundry.evaluate.task import TaskSpec, evaluate_task, load_task
 from taskfoundry.harness.config import EvalConfig
-from taskfoundry.models import save_json
+from taskfoundry.kinds.base import make_kind
+from taskfoundry.models import TaskHead, TestsJson, load_json_model, load_yaml_model, save_json
 from taskfoundry.sandbox.docker import docker_client
 
 log = logging.getLogger(__name__)
@@ -68,13 +69,17 @@ def evaluate_run(
 def evaluate_one(
     task_dir: Path, run_dir: Path, config: EvalConfig, client: docker.DockerClient, branch: str
 ) -> TaskScore:
-    """The per-task boundary: whatever happens, one eval.json and one score."""
+    """The per-task boundary: whatever happens, one eval.json and one score. The task's kind
+    (`kind:` in its task.yaml) grades it."""
     task_id = task_dir.name
-    spec: TaskSpec | None = None
+    tests: TestsJson | None = None
     try:
-        spec = load_task(task_dir)
-        task_id = spec.task_id
-        result = _with_retries(spec, run_dir / task_id / SUBMISSION, config, client, branch)
+        head = load_yaml_model(task_dir / "task.yaml", TaskHead)
+        if head.task_id != task_dir.name:  # the id names files in the run directory
+            raise ConfigError(f"{task_dir}: task_id {head.task_id!r} is not the directory's name")
+        tests = load_json_model(task_dir / "tests.json", TestsJson)
+        task_id = head.task_id
+        result = _graded(head.kind, task_dir, run_dir / task_id / SUBMISSION, config, client, branch)
     except TaskfoundryError as exc:
         log.warning("%s: %s", task_id, exc)
         code = (
@@ -96,23 +101,29 @@ def evaluate_one(
             error_details=f"{exc!r}\n{traceback.format_exc()[-3000:]}",
         )
     save_json(eval_path(run_dir, task_id), result)
-    expected = {b: spec.expected(b) for b in spec.branches} if spec else {}
+    expected = tests.expected() if tests else {}
     return score_task(task_id, expected, result, config.near_resolved)
 
 
-def _with_retries(
-    spec: TaskSpec, submission: Path, config: EvalConfig, client: docker.DockerClient, branch: str
+def _graded(
+    kind: str,
+    task_dir: Path,
+    submission: Path,
+    config: EvalConfig,
+    client: docker.DockerClient,
+    branch: str,
 ) -> EvaluationResult:
     """Infrastructure failures are retried; the last one propagates as SandboxError."""
-    last: SandboxError | None = None
-    for attempt in range(max(config.attempts, 1)):
-        try:
-            return evaluate_task(spec, submission, config, client, branch)
-        except SandboxError as exc:
-            last = exc
-            log.warning("%s: sandbox failed (attempt %d): %s", spec.task_id, attempt + 1, exc)
-    assert last is not None
-    raise last
+    grader = make_kind(kind)
+    retrying = retry(
+        stop=stop_after_attempt(max(config.attempts, 1)),
+        retry=retry_if_exception_type(SandboxError),
+        reraise=True,
+        before_sleep=lambda state: log.warning(
+            "%s: sandbox failed (attempt %d)", task_dir.name, state.attempt_number
+        ),
+    )
+    return retrying(grader.grade)(task_dir, submission, config, client, branch)
 
 
 def _stray_submissions(run_dir: Path, scores: list[TaskScore]) -> list[str]:

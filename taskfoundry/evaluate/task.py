@@ -40,7 +40,7 @@ class TaskSpec:
     @property
     def branches(self) -> list[str]:
         """Keys of the branches that count (not ignored), in a stable order."""
-        return sorted(k for k, b in self.tests.branches.items() if not b.ignored)
+        return self.tests.counted()
 
     def expected(self, branch: str) -> list[str]:
         return list(self.tests.branches[branch].tests)

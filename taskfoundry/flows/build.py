@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 
 
 @flow(name="build-task", log_prints=False)
-def build_flow(source: str, config: Config) -> Path:
-    """Build one task from `source`; returns the task directory.
+def build_flow(source: str, config: Config) -> list[Path]:
+    """Build the tasks of `source`; returns their directories (the program kind: one).
 
     Run again after a crash, it resumes after the last stage that finished (see
     `taskfoundry.flows.cache`)."""
@@ -33,7 +33,7 @@ def build_flow(source: str, config: Config) -> Path:
     return build_stages(src, config, stage_log)
 
 
-def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path:
+def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list[Path]:
     """Every stage after the source, for a source already resolved."""
     if config.recipe is not None:
         src = with_recipe(src, config.recipe, config.work_dir)
@@ -50,15 +50,16 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> Path
     review = run_stage(stage_log, config, parts["review"], name, suite)
     verdict = run_stage(stage_log, config, parts["validate"], name, suite, review, start, section("validate"))
     seconds = dict(stage_log.seconds)
-    task_dir: Path = run_stage(
+    task_dirs: list[Path] = run_stage(
         stage_log, config, package_task, name, src, build, start, suite, review, verdict, config, seconds
     )
-    publish_task(task_dir, stage_log.cached)
-    return task_dir
+    for task_dir in task_dirs:
+        publish_task(task_dir, stage_log.cached)
+    return task_dirs
 
 
 @flow(name="build-resolved", log_prints=False)
-def build_resolved_flow(src: SourceResult, config: Config) -> Path:
+def build_resolved_flow(src: SourceResult, config: Config) -> list[Path]:
     """Build a source already resolved and pinned (refresh resolves first, to skip known ones)."""
     stage_log = StageLog.start(src.source)
     return build_stages(src, config, stage_log)

@@ -14,6 +14,7 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, task, unmapped
@@ -38,16 +39,21 @@ from taskfoundry.models import TaskYaml, load_yaml_model
 log = logging.getLogger(__name__)
 
 
-def built_row(source: str, task_dir: Any, seconds: float) -> RunRow:
-    task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
+def built_row(source: str, task_dirs: list[Path], seconds: float) -> RunRow:
+    """A source's row: its first task's id and figures (the program kind has one), the count
+    of tasks it gave and the tests kept over all of them."""
+    if not task_dirs:
+        return RunRow(source=source, status="built", tasks=0, tests_kept=0, seconds=round(seconds, 2))
+    tasks = [load_yaml_model(d / "task.yaml", TaskYaml) for d in task_dirs]
     return RunRow(
         source=source,
         status="built",
-        task_id=task.task_id,
-        task_dir=task_dir,
-        commit=task.commit,
-        tests_kept=task.stats.tests_kept,
-        line_rate=task.stats.line_rate,
+        task_id=tasks[0].task_id,
+        task_dir=task_dirs[0],
+        tasks=len(tasks),
+        commit=tasks[0].commit,
+        tests_kept=sum(t.stats.tests_kept for t in tasks),
+        line_rate=tasks[0].stats.line_rate,
         seconds=round(seconds, 2),
     )
 
@@ -65,10 +71,10 @@ def build_one(item: str, config: Config) -> RunRow:
     source = item
     start = time.monotonic()
     try:
-        task_dir = build_flow(source, config)
+        task_dirs = build_flow(source, config)
     except Exception as exc:  # noqa: BLE001 - one failed source must not end the batch
         return failed_row(source, exc, start)
-    row = built_row(source, task_dir, time.monotonic() - start)
+    row = built_row(source, task_dirs, time.monotonic() - start)
     progress.source_done(source, True, f"{row.tests_kept} tests kept")
     return row
 

@@ -56,13 +56,13 @@ def refresh_one(item: CatalogEntry, config: Config) -> RunRow:
         existing = already_built(src, run_config)
         if existing is not None:
             progress.source_done(item.source, True, "already built")
-            row = built_row(item.source, existing, time.monotonic() - start)
+            row = built_row(item.source, [existing], time.monotonic() - start)
             return row.model_copy(update={"status": "skipped", "released_at": released})
-        task_dir = build_resolved_flow(src, run_config)
+        task_dirs = build_resolved_flow(src, run_config)
     except Exception as exc:  # noqa: BLE001 - one failed candidate must not end the refresh
         return failed_row(item.source, exc, start)
     progress.source_done(item.source, True, "built")
-    row = built_row(item.source, task_dir, time.monotonic() - start)
+    row = built_row(item.source, task_dirs, time.monotonic() - start)
     return row.model_copy(update={"released_at": released})
 
 

@@ -102,6 +102,18 @@ def summary_text(task_dir: Path) -> str:
     return markdown_report(task, task_dir)
 
 
+def built_text(task_dirs: list[Path], tasks_dir: Path) -> str:
+    """What `taskfoundry build` prints: one task's report, or a line per task of a source that
+    gave several (or none)."""
+    if len(task_dirs) == 1:
+        return summary_text(task_dirs[0])
+    lines = [f"{len(task_dirs)} tasks built in {tasks_dir}"]
+    for task_dir in task_dirs:
+        task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
+        lines.append(f"  {task.task_id}: {task.stats.tests_kept} tests kept")
+    return "\n".join(lines)
+
+
 def failure_text(row: RunRow) -> str:
     """`<stage> stage failed: <message> (log: <file>)`, as the single-build command says it."""
     where = f" (log: {row.log})" if row.log else ""

@@ -21,6 +21,7 @@ class RunRow(BaseModel):
     status: Status
     task_id: str | None = None
     task_dir: Path | None = None
+    tasks: int = Field(1, description="task directories the source gave (program kind: 1)")
     commit: str | None = None
     tests_kept: int | None = None
     line_rate: float | None = None

@@ -111,8 +111,8 @@ def package_task(
     verdict: Any,
     config: Config,
     stage_seconds: dict[str, float],
-) -> Path:
-    # not cached: it writes the task directory, the thing a resumed run must produce
+) -> list[Path]:
+    # not cached: it writes the task directories, the thing a resumed run must produce
     return make_kind(kind).package(
         src, build, start, suite, review, verdict, config, docker_client(), stage_seconds
     )

@@ -46,12 +46,11 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 def build_image(
-    client: docker.DockerClient, context: Path, repository: str, logfile: Path, stage: str | None = None
+    client: docker.DockerClient, context: Path, repository: str, logfile: Path
 ) -> tuple[str, bool]:
     """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built).
 
-    A failed build raises ImageError naming its log; the flow names the stage. `stage` is
-    not used: it stays until cleanroom/image.py (issue 12's file) stops passing it."""
+    A failed build raises ImageError naming its log; the flow names the stage."""
     tag = f"{repository}:{context_hash(context)[:16]}"
     if image_exists(client, tag):
         return tag, False

@@ -84,14 +84,23 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
         config: Config,
         client: docker.DockerClient,
         stage_seconds: dict[str, float],
-    ) -> Path:
-        """Write the task directory (atomically); returns it."""
+    ) -> list[Path]:
+        """Write the source's task directories, each atomically; returns them (the program
+        kind: one; the function and feature kinds: one per accepted function or feature,
+        possibly none)."""
         ...
 
     def grade(
-        self, task_dir: Path, submission: Path, config: EvalConfig, client: docker.DockerClient
+        self,
+        task_dir: Path,
+        submission: Path,
+        config: EvalConfig,
+        client: docker.DockerClient,
+        solution_branch: str,
     ) -> EvaluationResult:
-        """Score a submission against the task in `task_dir`."""
+        """Score a submission against the task in `task_dir` (its `task.yaml` names this kind).
+        A verdict on the submission is an `error_code` or failing tests; infrastructure
+        failures raise SandboxError, which `taskfoundry eval` retries."""
         ...
 
 

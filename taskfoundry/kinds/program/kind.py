@@ -20,7 +20,15 @@ from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.pipeline.package import package_stage
 
 if TYPE_CHECKING:
-    from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
+    from taskfoundry.config import Config
+    from taskfoundry.pipeline.results import (
+        BuildStage,
+        CleanroomStage,
+        FilterStage,
+        GenerateStage,
+        LintStage,
+        SourceResult,
+    )
 
 
 class ProgramKind:
@@ -42,12 +50,31 @@ class ProgramKind:
     generate = staticmethod(generate_stage)
     review = staticmethod(lint_stage)
     validate = staticmethod(filter_stage)
-    package = staticmethod(package_stage)
+
+    @staticmethod
+    def package(
+        src: SourceResult,
+        build: BuildStage,
+        start: CleanroomStage,
+        suite: GenerateStage,
+        review: LintStage,
+        verdict: FilterStage,
+        config: Config,
+        client: docker.DockerClient,
+        stage_seconds: dict[str, float],
+    ) -> list[Path]:
+        """One task per source: the package stage's directory."""
+        return [package_stage(src, build, start, suite, review, verdict, config, client, stage_seconds)]
 
     def grade(
-        self, task_dir: Path, submission: Path, config: EvalConfig, client: docker.DockerClient
+        self,
+        task_dir: Path,
+        submission: Path,
+        config: EvalConfig,
+        client: docker.DockerClient,
+        solution_branch: str,
     ) -> EvaluationResult:
-        return evaluate_task(load_task(task_dir), submission, config, client)
+        return evaluate_task(load_task(task_dir), submission, config, client, solution_branch)
 
 
 if TYPE_CHECKING:  # mypy checks that the program kind fits the seam
