@@ -1,4 +1,4 @@
-"""Grading through the catalog: the evaluator's `evaluate_task`, scored as `taskfoundry eval` scores.
+"""Grading through the catalog: the task kind's grader, scored as `taskfoundry eval` scores.
 
 Where no Docker engine answers, `DockerUnavailable` (a SandboxError) says so before
 anything runs: a harness can catch it and skip, as ProgramBench's adapters do.
@@ -17,9 +17,9 @@ from taskfoundry.errors import ConfigError, DockerUnavailable, SandboxError
 from taskfoundry.evaluate.models import EvaluationResult
 from taskfoundry.evaluate.run import eval_path
 from taskfoundry.evaluate.summary import score_task
-from taskfoundry.evaluate.task import TaskSpec, evaluate_task, load_task
 from taskfoundry.harness.config import EvalConfig
-from taskfoundry.models import load_json_model, save_json
+from taskfoundry.kinds.base import make_kind
+from taskfoundry.models import TestsJson, load_json_model, save_json
 from taskfoundry.sandbox.docker import docker_client
 
 
@@ -47,17 +47,17 @@ def engine() -> docker.DockerClient:
         raise DockerUnavailable(f"Docker is not available at {where}: {exc}") from exc
 
 
-def _spec(record: TaskRecord) -> TaskSpec:
+def _task_dir(record: TaskRecord) -> Path:
     if record.task_dir is None or not record.task_dir.is_dir():
         raise ConfigError(f"{record.task_id}: its task directory {record.path} is not on this machine")
-    return load_task(record.task_dir)
+    return record.task_dir
 
 
-def _grade(spec: TaskSpec, result: EvaluationResult, near: float, where: Path | None) -> Grade:
-    expected = {b: spec.expected(b) for b in spec.branches}
-    score = score_task(spec.task_id, expected, result, near)
+def _grade(record: TaskRecord, result: EvaluationResult, near: float, where: Path | None) -> Grade:
+    tests = load_json_model(_task_dir(record) / "tests.json", TestsJson)
+    score = score_task(record.task_id, tests.expected(), result, near)
     return Grade(
-        task_id=spec.task_id,
+        task_id=record.task_id,
         passed=score.passed,
         total=score.tests,
         pass_rate=score.pass_rate,
@@ -77,21 +77,23 @@ def evaluate_record(
     run_dir: Path | None = None,
     client: docker.DockerClient | None = None,
 ) -> Grade:
-    """Grade `submission` against the task of `record`; infrastructure failures propagate."""
-    spec = _spec(record)
+    """Grade `submission` against the task of `record` by its kind's grader (as `taskfoundry
+    eval` does); infrastructure failures propagate."""
+    task_dir = _task_dir(record)
     if not submission.is_file():
         raise ConfigError(f"no submission tarball at {submission}")
+    grader = make_kind(record.kind)
     own = client is None
     engine_client = client or engine()
     try:
-        result = evaluate_task(spec, submission, config, engine_client, "submission")
+        result = grader.grade(task_dir, submission, config, engine_client, "submission")
     finally:
         if own:
             engine_client.close()
-    where = eval_path(run_dir, spec.task_id) if run_dir else None
+    where = eval_path(run_dir, record.task_id) if run_dir else None
     if where:
         save_json(where, result)
-    return _grade(spec, result, config.near_resolved, where)
+    return _grade(record, result, config.near_resolved, where)
 
 
 def grade_of(record: TaskRecord, eval_json: Path, near: float = EvalConfig().near_resolved) -> Grade:
@@ -99,4 +101,4 @@ def grade_of(record: TaskRecord, eval_json: Path, near: float = EvalConfig().nea
     result = load_json_model(eval_json, EvaluationResult)
     if result.task_id and result.task_id != record.task_id:
         raise ConfigError(f"{eval_json}: the result of {result.task_id}, not of {record.task_id}")
-    return _grade(_spec(record), result, near, eval_json)
+    return _grade(record, result, near, eval_json)
