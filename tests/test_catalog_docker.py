@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from taskfoundry.catalog import Catalog
+from taskfoundry.catalog import Catalog, DockerUnavailable
 from taskfoundry.cli import main
 from taskfoundry.images.build import image_exists
 from taskfoundry.models import TaskYaml, TestsJson, load_yaml_model
@@ -92,6 +92,15 @@ def test_evaluate_a_reference_and_a_do_nothing_submission(out: Path, reference: 
     nothing = cat.evaluate(record, do_nothing(tmp_path / "nothing.tar.gz"))
     assert nothing.error_code is None and nothing.total == record.tests
     assert nothing.passed == 0 and not nothing.resolved and nothing.pass_rate == 0.0
+
+
+def test_the_built_task_without_an_engine_is_docker_unavailable(
+    out: Path, reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    cat = Catalog.load(out)
+    with pytest.raises(DockerUnavailable, match=r"Docker is not available at unix://.*no-engine\.sock"):
+        cat.evaluate(cat.filter(kind="program").ids()[0], reference)
 
 
 @pytest.fixture
