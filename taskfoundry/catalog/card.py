@@ -44,7 +44,8 @@ class Spread(BaseModel):
     def text(self) -> str:
         if not self.tasks or self.mean is None:
             return "not measured"
-        return f"mean {self.mean:.1%}, min {self.min:.1%}, max {self.max:.1%} (over {self.tasks} tasks)"
+        over = f"{self.tasks} task" + ("s" if self.tasks != 1 else "")
+        return f"mean {self.mean:.1%}, min {self.min:.1%}, max {self.max:.1%} (over {over})"
 
 
 class CardSummary(BaseModel):
