@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed-stamp
 OUT    ?= out
 EXAMPLE ?= examples/csvq
 
-.PHONY: demo test lint unit base host-deps clean
+.PHONY: demo test lint unit base host-deps browser-deps clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 # debootstrap makes the base image locally (no registry to pull from here)
 host-deps:
 	@command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap; }
+
+# headless Chromium for the dashboard test (tests/test_catalog_browser.py), from Debian's archive
+browser-deps:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
 
 # built once per machine, reused by tag (a hash of its recipe)
 base: $(STAMP) host-deps
@@ -28,7 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check taskfoundry tests benchmarks
 	$(BIN)/mypy
 
-test: base lint
+test: base lint browser-deps
 	$(BIN)/pytest tests
 
 unit: $(STAMP)

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
+from taskfoundry.catalog.cli import release_group, tasks_command
 from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError, TaskfoundryError
@@ -319,3 +320,13 @@ def show(task_dir: Path) -> None:
 main.add_command(lint)
 main.add_command(eval_command)
 main.add_command(audit_command)
+
+
+def _publish_catalog(path: Path) -> str:
+    from taskfoundry.flows.dashboard import publish_catalog_flow
+
+    return publish_catalog_flow(path)
+
+
+main.add_command(tasks_command(_publish_catalog))
+main.add_command(release_group)

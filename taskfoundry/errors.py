@@ -78,6 +78,15 @@ class MutationError(TaskfoundryError):
     image, the suite does not run there): the task gets a report saying why, not a failed build."""
 
 
+class DockerUnavailable(SandboxError):
+    """No Docker engine answers (DOCKER_HOST or the local socket): nothing can be graded here.
+    A harness catches it and skips, as ProgramBench's adapters do."""
+
+
+class ReleaseError(TaskfoundryError):
+    """`catalog`: a release cannot be made or loaded; names the file or image."""
+
+
 class StageError(TaskfoundryError):
     """A pipeline stage failed: names the stage (added by the flow's stage wrapper), the
     message and log of what failed in it (the cause is chained)."""

@@ -213,3 +213,6 @@ def test_batch_with_a_broken_source_packages_the_rest(
     artifact = read_artifacts(["build-many-summary"])[0]  # the newest
     table = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
     assert {(r["source"], r["status"]) for r in table} == {(str(tiny_repo), "built"), (str(broken), "failed")}
+    catalog = read_artifacts(["catalog"])[0]  # build-many refreshed the catalog of its OUT folder
+    listed = json.loads(catalog.data) if isinstance(catalog.data, str) else catalog.data
+    assert tiny_clean.name in {r["task"] for r in listed} and str(out) in (catalog.description or "")

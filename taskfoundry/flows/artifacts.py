@@ -6,6 +6,9 @@ Keys (lowercase letters, digits, dashes; a key reused by a later run is a new ve
   <flow>-progress           progress: sources finished / total, while a batch runs
   <flow>-summary            table: one row per source (built, skipped, failed, cancelled)
   <flow>-summary-report     markdown: counts and every failure with its stage and log
+  catalog                   table: every task of the output folder (kind, language, difficulty,
+                            tests, coverage, mutation score); refreshed by build-many and refresh
+  catalog-<release name>    the same for a release (`taskfoundry tasks RELEASE --publish`)
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRun
 from prefect.client.schemas.objects import Artifact
 from prefect.client.schemas.sorting import ArtifactSort
 
+from taskfoundry.catalog import Catalog
+from taskfoundry.catalog.card import CardSummary, catalog_rows
 from taskfoundry.flows.report import markdown_report, read_facts, run_markdown, run_table, task_table
 from taskfoundry.flows.summary import RunSummary
 from taskfoundry.models import TaskYaml, load_yaml_model
@@ -59,6 +64,20 @@ def publish_summary(summary: RunSummary) -> None:
     rows = run_table(summary) or [{"source": "", "status": "no sources"}]
     create_table_artifact(rows, key=key, description=f"one row per source of this {summary.flow} run")
     create_markdown_artifact(run_markdown(summary), key=key + "-report")
+
+
+def publish_catalog(cat: Catalog, name: str | None = None, where: str = "") -> str:
+    """The catalog as a table artifact (a row per task); returns its key."""
+    key = artifact_key("catalog", name) if name else "catalog"
+    s = CardSummary.of(cat)
+    rows = catalog_rows(cat) or [{"task": "", "kind": "no tasks"}]
+    what = f"release {name}" if name else "the built tasks"
+    description = (
+        f"{what}{f' in {where}' if where else ''}: {s.tasks} tasks, {s.tests} tests; "
+        f"line coverage {s.coverage.text()}; mutation score {s.mutation_score.text()}"
+    )
+    create_table_artifact(rows, key=key, description=description)
+    return key
 
 
 class ProgressArtifact:

@@ -2,7 +2,8 @@
 
 `created_at` is when taskfoundry built the task (from its task.yaml); `released_at`
 the upstream release date where the source tells it. A benchmark version "as of D"
-is the tasks released (or, where that is unknown, created) before D.
+is the tasks released (or, where that is unknown, created) before D. The file's models
+are in catalog/index.py (the catalog reads them without Prefect); this module writes it.
 """
 
 from __future__ import annotations
@@ -11,34 +12,13 @@ import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
+from taskfoundry.catalog.index import INDEX, BenchmarkIndex, IndexEntry, load_index
 from taskfoundry.errors import ConfigError
 from taskfoundry.flows.summary import RunRow
-from taskfoundry.models import SCHEMA_VERSION, TaskYaml, load_json_model, load_yaml_model, save_json
+from taskfoundry.models import TaskYaml, load_yaml_model, save_json
 
 log = logging.getLogger(__name__)
-INDEX = "index.json"
-
-
-class IndexEntry(BaseModel):
-    task_id: str
-    source: str
-    commit: str
-    created_at: datetime
-    released_at: datetime | None = None
-    line_rate: float | None = None
-    mutation_score: float | None = None
-
-
-class BenchmarkIndex(BaseModel):
-    schema_version: int = SCHEMA_VERSION
-    tasks: dict[str, IndexEntry] = Field(default_factory=dict)
-
-
-def load_index(out: Path) -> BenchmarkIndex:
-    path = out / INDEX
-    return load_json_model(path, BenchmarkIndex) if path.exists() else BenchmarkIndex()
+__all__ = ["INDEX", "BenchmarkIndex", "IndexEntry", "as_of", "load_index", "record"]
 
 
 def record(out: Path, rows: list[RunRow] | None = None) -> BenchmarkIndex:

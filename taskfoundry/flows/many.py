@@ -24,10 +24,11 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.tasks import Task
 
 from taskfoundry import atomic
+from taskfoundry.catalog import Catalog
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError
 from taskfoundry.flows import progress
-from taskfoundry.flows.artifacts import ProgressArtifact, publish_summary
+from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
 from taskfoundry.flows.index import record
 from taskfoundry.flows.limits import ensure_limits
@@ -143,9 +144,12 @@ def run_batch(
 
 
 def finish(summary: RunSummary, config: Config) -> None:
-    """Publish the run summary, keep a copy under <out>/runs/, and fail past the budget."""
+    """Publish the run summary and the catalog, keep a copy under <out>/runs/, and fail past
+    the budget."""
     publish_summary(summary)
     record(config.out, summary.rows)
+    if config.tasks_dir.is_dir():
+        publish_catalog(Catalog.load(config.out), where=str(config.out))
     stamp = summary.started_at.strftime("%Y%m%dT%H%M%S")
     name = f"{summary.flow}-{stamp}-{current_run.name or 'local'}.json"  # the dashboard's run name
     atomic.write_json(config.out / "runs" / name, summary.model_dump(mode="json"))

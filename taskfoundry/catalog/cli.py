@@ -1,0 +1,166 @@
+"""`taskfoundry tasks` and `taskfoundry release` (registered by taskfoundry.cli).
+
+`tasks --publish` puts the table on the dashboard through a publisher the CLI hands in
+(`flows.dashboard`): the catalog itself never imports the orchestration layer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from taskfoundry.catalog.card import COLUMNS, catalog_rows
+from taskfoundry.catalog.catalog import BREAKDOWN_FIELDS, Catalog
+from taskfoundry.errors import TaskfoundryError
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _fail(exc: TaskfoundryError) -> NoReturn:
+    click.echo(f"taskfoundry: {exc}", err=True)
+    sys.exit(1)
+
+
+def _echo_json(data: Any, fmt: str) -> None:
+    click.echo(json.dumps(data) if fmt == "jsonl" else json.dumps(data, indent=2))
+
+
+def _print(cat: Catalog, fmt: str) -> None:
+    if fmt == "json":
+        _echo_json(cat.as_json(), fmt)
+    elif fmt == "jsonl":
+        for record in cat.as_json():
+            click.echo(json.dumps(record))
+    else:
+        rows = catalog_rows(cat)
+        table = Table(title=f"{len(cat)} tasks")
+        for column in COLUMNS:
+            table.add_column(column, no_wrap=True)
+        for row in rows:
+            table.add_row(*(row[c] for c in COLUMNS))
+        widths = [max([len(c), *(len(r[c]) for r in rows)]) + 3 for c in COLUMNS]
+        console = Console(soft_wrap=False)
+        console.width = max(console.width, sum(widths) + 1)  # ids whole, even in a pipe
+        console.print(table)
+
+
+Publisher = Callable[[Path], str]  # publishes the catalog of a path, returns the artifact key
+
+
+def _list(path: Path, limit: int | None, fmt: str, breakdown: str | None, filters: dict[str, Any]) -> None:
+    # click gives () for a repeatable option not given: no filter, not "match nothing"
+    cat = Catalog.load(path).filter(**{key: value or None for key, value in filters.items()})
+    if limit is not None:
+        cat = cat.limit(limit)
+    for error in cat.errors:
+        click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
+    if breakdown is None:
+        _print(cat, fmt)
+    elif fmt == "table":
+        for value, count in cat.breakdown(breakdown).items():
+            click.echo(f"{value}\t{count}")
+    else:
+        _echo_json(cat.breakdown(breakdown), fmt)
+
+
+def tasks_command(publish: Publisher) -> click.Command:
+    """The `tasks` command; `publish` runs for `--publish`."""
+
+    @click.command("tasks")
+    @click.argument("path", type=click.Path(exists=True, path_type=Path))
+    @click.option("--language", multiple=True, help="keep this language (repeatable)")
+    @click.option("--difficulty", multiple=True, help="keep this difficulty: easy, medium, hard (repeatable)")
+    @click.option(
+        "--kind", multiple=True, help="keep this task kind: program, function, feature (repeatable)"
+    )
+    @click.option("--id", "ids", multiple=True, help="keep this task id (repeatable)")
+    @click.option(
+        "--released-before", type=click.DateTime(), default=None, help="released (else built) before"
+    )
+    @click.option("--released-after", type=click.DateTime(), default=None, help="released on or after")
+    @click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
+    @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table")
+    @click.option(
+        "--breakdown", type=click.Choice(BREAKDOWN_FIELDS), default=None, help="count by this field"
+    )
+    @click.option(
+        "--publish",
+        "publish_it",
+        is_flag=True,
+        help="publish the table of every task of PATH as a Prefect artifact (the dashboard)",
+    )
+    def command(
+        path: Path, limit: int | None, fmt: str, breakdown: str | None, publish_it: bool, **filters: Any
+    ) -> None:
+        """List the built tasks of PATH: an OUT folder, a tasks folder, a release or a .json/.jsonl dump."""
+        try:
+            _list(path, limit, fmt, breakdown, filters)
+            if publish_it:
+                click.echo(f"published artifact {publish(path)}", err=True)
+        except TaskfoundryError as exc:
+            _fail(exc)
+
+    return command
+
+
+class _DefaultMake(click.Group):
+    """`release OUT ...` means `release make OUT ...`; `release load DIR` loads."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["make", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("release", cls=_DefaultMake)
+def release_group() -> None:
+    """Make a release of OUT (`release OUT --as-of DATE --name NAME`) or load one (`release load DIR`)."""
+
+
+@release_group.command("make")
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--as-of", type=click.DateTime(), required=True, help="tasks released (else built) before")
+@click.option("--name", required=True, help="the release's name, e.g. v2025.06")
+@click.option("--dest", type=click.Path(path_type=Path), default=None, help="[OUT/releases/NAME]")
+@click.option("--namespace", default=None, help="tag the images under this namespace (Docker org)")
+@click.option("--images/--no-images", default=True, help="docker save the task images [images]")
+def make_command(
+    out: Path, as_of: datetime, name: str, dest: Path | None, namespace: str | None, images: bool
+) -> None:
+    """Snapshot the tasks of OUT released before --as-of into a folder another machine can load."""
+    from taskfoundry.catalog.release import make_release
+
+    if not NAME.match(name):
+        _fail(TaskfoundryError(f"release name {name!r}: letters, digits, '.', '_' and '-' only"))
+    target = dest or out / "releases" / name
+    try:
+        info = make_release(out, target, name, as_of, namespace=namespace, images=images)
+    except TaskfoundryError as exc:
+        _fail(exc)
+    for error in info.left_out:
+        click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
+    click.echo(f"release {name}: {len(info.tasks)} tasks, {len(info.images)} images in {target}")
+
+
+@release_group.command("load")
+@click.argument("release", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--images/--no-images", default=True, help="docker load the release's images [images]")
+def load_command(release: Path, images: bool) -> None:
+    """Check every file of RELEASE against its manifest, then load its images."""
+    from taskfoundry.catalog.release import load_release
+
+    try:
+        info = load_release(release, images=images)
+    except TaskfoundryError as exc:
+        _fail(exc)
+    loaded = f", {len(info.images)} images loaded" if images and info.images else ""
+    click.echo(f"release {info.name}: {len(info.tasks)} tasks, every file matches its sha256{loaded}")

@@ -1,0 +1,72 @@
+"""Task images in and out of a release: `docker save` into one archive, `docker load` back.
+
+One archive for every image of a release: the images share their base layers, which
+`docker save` then writes once. The docker CLI streams; docker-py's `save` is one
+image at a time and its `load` reads the whole archive into memory.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import docker
+
+from taskfoundry.catalog.records import TaskRecord
+from taskfoundry.errors import ReleaseError
+from taskfoundry.images.build import image_exists, tag_alias
+from taskfoundry.models import Images
+from taskfoundry.pipeline.package import grading_image
+
+
+def release_images(
+    client: docker.DockerClient, record: TaskRecord, namespace: str, root: Path
+) -> dict[str, str]:
+    """Each image of the task, as built -> as named in the release (under `namespace`, by
+    `naming.TaskNames`): `:task`, `:task_cleanroom`, and ProgramBench's `:task_cleanroom_v6`
+    where the task has one (tasks built before it existed do not)."""
+    new = record.names(namespace, root).images
+    renames = {record.image: new.task, record.cleanroom_image: new.task_cleanroom}
+    v6 = grading_image(Images(task=record.image, task_cleanroom=record.cleanroom_image))
+    if image_exists(client, v6):
+        renames[v6] = grading_image(new)
+    return renames
+
+
+def tag_images(client: docker.DockerClient, names: dict[str, str]) -> None:
+    """Tag each image `old` as `new` (on the same engine; nothing is copied)."""
+    _require(client, list(names))
+    for old, new in names.items():
+        if old != new:
+            tag_alias(client, old, new)
+
+
+def _require(client: docker.DockerClient, images: list[str]) -> None:
+    missing = [name for name in images if not image_exists(client, name)]
+    if missing:
+        raise ReleaseError(f"not on this Docker engine: {', '.join(missing)} (build the tasks here first)")
+
+
+def _docker(args: list[str], what: str, timeout: float) -> None:
+    exe = shutil.which("docker")
+    if exe is None:
+        raise ReleaseError(f"{what} needs the docker command line (not found on PATH)")
+    try:
+        proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise ReleaseError(f"{what} took longer than {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        raise ReleaseError(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+
+
+def save_images(client: docker.DockerClient, images: list[str], archive: Path, timeout: float = 3600) -> None:
+    _require(client, images)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    _docker(["save", "-o", str(archive), *images], f"docker save of {len(images)} images", timeout)
+
+
+def load_images(archive: Path, timeout: float = 3600) -> None:
+    if not archive.is_file():
+        raise ReleaseError(f"no image archive at {archive}")
+    _docker(["load", "-q", "-i", str(archive)], f"docker load of {archive}", timeout)
