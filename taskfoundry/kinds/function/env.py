@@ -20,6 +20,7 @@ from taskfoundry.images.build import build_image
 
 VENV = "/opt/tf-fn"
 PYTHON = f"{VENV}/bin/python"
+HYPOTHESIS_DIR = f"{VENV}/hypothesis"
 TOOLS = ("pip", "hypothesis==6.170.15", "coverage==7.17.3")
 _PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64", "any")
 
@@ -27,11 +28,14 @@ _PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x
 def dockerfile(base: str, libraries: list[str]) -> str:
     wants = " ".join(["hypothesis", "coverage", *libraries])
     return (
-        f"FROM {base}\nCOPY wheels /opt/tf-fn-wheels\n"
+        f"FROM {base}\nENV HYPOTHESIS_STORAGE_DIRECTORY={HYPOTHESIS_DIR}\nCOPY wheels /opt/tf-fn-wheels\n"
         f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/$(cd /opt/tf-fn-wheels && ls pip-*.whl)/pip install --no-index"
         f" --no-cache-dir --disable-pip-version-check --find-links /opt/tf-fn-wheels {wants} \\\n"
-        f" && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work\n"
+        f" && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work \\\n"
+        # hypothesis' character map, made once here instead of in every process
+        f" && {PYTHON} -c 'from hypothesis.internal.charmap import charmap; charmap()' \\\n"
+        f" && chmod -R a+rX {HYPOTHESIS_DIR}\n"
     )
 
 
