@@ -318,9 +318,13 @@ def drive(mode, root, timeout, jobs):
             detail = (proc.stderr or b"").decode(errors="replace")[-1000:]
             out.write_text(json.dumps({"drop": "crash", "detail": f"exit {proc.returncode}: {detail}"}))
 
+    import resource
+
     dirs = sorted(p for p in root.iterdir() if (p / "spec.json").is_file())
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(one, dirs))
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    (root / f"{mode}-usage.json").write_text(json.dumps({"cpu_seconds": usage.ru_utime + usage.ru_stime}))
 
 
 def main():

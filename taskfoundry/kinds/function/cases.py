@@ -65,7 +65,10 @@ def cases_stage(
     def read(ident: str, result: dict[str, Any]) -> None:
         found[ident] = explored(by_id[ident], result)
 
-    run_functions(start.image, "explore", items, settings.function, client, read)
+    cpu = run_functions(start.image, "explore", items, settings.function, client, read)
     return CasesStage(
-        image=start.image, functions=[found[i] for i in by_id], seconds=round(time.monotonic() - started, 2)
+        image=start.image,
+        functions=[found[i] for i in by_id],
+        seconds=round(time.monotonic() - started, 2),
+        cpu_seconds=round(cpu, 2),
     )

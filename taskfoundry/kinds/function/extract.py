@@ -82,7 +82,7 @@ def read_module(path: Path, repo: Path) -> ModuleInfo | None:
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return None
     info = ModuleInfo(path, path.relative_to(repo).as_posix(), tree, source)
-    for stmt in tree.body:
+    for stmt in _top_level(tree.body):
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
             info.future = True
         elif isinstance(stmt, ast.Import):
@@ -102,6 +102,17 @@ def read_module(path: Path, repo: Path) -> ModuleInfo | None:
                     if isinstance(node, ast.Name):
                         info.bindings[node.id] = Binding("value", stmt)
     return info
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module statements, with the imports inside top-level `if` and `try` blocks
+    (`if TYPE_CHECKING:`, `try: import x except ImportError:`) as well."""
+    for stmt in body:
+        if isinstance(stmt, (ast.If, ast.Try)):
+            inner = [*stmt.body, *stmt.orelse, *(getattr(stmt, "finalbody", []))]
+            yield from (s for s in inner if isinstance(s, (ast.Import, ast.ImportFrom)))
+        else:
+            yield stmt
 
 
 def functions(info: ModuleInfo) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, bool]]:

@@ -92,5 +92,9 @@ def gate_stage(
         name = by_id[ident]
         verdicts[name] = verdict(candidates[name], explored[name], result)
 
-    run_functions(start.image, "gate", items, cfg, client, read)
-    return GateStage(verdicts=[verdicts[n] for n in by_id.values()], seconds=round(time.monotonic() - started, 2))
+    cpu = run_functions(start.image, "gate", items, cfg, client, read)
+    return GateStage(
+        verdicts=[verdicts[n] for n in by_id.values()],
+        seconds=round(time.monotonic() - started, 2),
+        cpu_seconds=round(cpu, 2),
+    )

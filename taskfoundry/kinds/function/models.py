@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -99,6 +98,7 @@ class CasesStage(BaseModel):
     image: str
     functions: list[Explored]
     seconds: float
+    cpu_seconds: float = Field(0.0, description="CPU of the reference's processes in the sandbox")
 
     def outside(self) -> Outside:
         return Outside(images=(self.image,))
@@ -136,13 +136,5 @@ class GateStage(BaseModel):
 
     verdicts: list[Verdict]
     seconds: float
+    cpu_seconds: float = Field(0.0, description="CPU of the gate's processes in the sandbox")
 
-
-def task_suffix(qualname: str) -> str:
-    """The part of a task id after the source's id: the qualified name, dots kept."""
-    return qualname
-
-
-def write_dir(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    return root

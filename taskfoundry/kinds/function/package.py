@@ -108,7 +108,11 @@ def package_stage(
     table = yield_table(start, suite, review, gate)
     functions = [r.model_dump(mode="json") for r in start.records]
     source_reports = config.out / "reports" / src.task_id
-    atomic.write_json(source_reports / "yield.json", table.model_dump(mode="json"))
+    cost = {
+        "stage_seconds": {k: round(s, 2) for k, s in stage_seconds.items()},
+        "sandbox_cpu_seconds": {"cases": suite.cpu_seconds, "gate": gate.cpu_seconds},
+    }
+    atomic.write_json(source_reports / "yield.json", table.model_dump(mode="json") | cost)
     atomic.write_json(source_reports / "functions.json", functions)
     candidates = {c.record.qualname: c for c in start.candidates}
     dirs = []

@@ -39,7 +39,7 @@ def run_functions(
     cfg: FunctionConfig,
     client: docker.DockerClient,
     read: Callable[[str, dict[str, Any]], None],
-) -> None:
+) -> float:
     """`items`: (id, {file name: text}) per function; `read(id, result)` gets each
     `<mode>.json`. Every function runs in its own process, killed past `function_timeout`."""
     if not items:
@@ -70,3 +70,5 @@ def run_functions(
         for ident, _ in items:
             path = out / ident / f"{mode}.json"
             read(ident, json.loads(path.read_text()) if path.is_file() else {"drop": "no_result"})
+        usage = out / f"{mode}-usage.json"
+        return float(json.loads(usage.read_text())["cpu_seconds"]) if usage.is_file() else 0.0
