@@ -25,6 +25,17 @@ TOOLS = ("pip", "hypothesis==6.170.15", "coverage==7.17.3")
 _PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64", "any")
 
 
+# hypothesis' caches (the character map, the utf-8 codec's intervals) made once in the image:
+# each costs seconds to tens of seconds in every process that would otherwise make it
+_WARM = """\
+from hypothesis import given, settings, strategies as st
+from hypothesis.internal.charmap import charmap, intervals_from_codec
+charmap()
+intervals_from_codec("utf-8")
+given(st.text(), st.characters(), st.from_type(str))(settings(max_examples=5, database=None)(lambda a, b, c: None))()
+"""
+
+
 def dockerfile(base: str, libraries: list[str]) -> str:
     wants = " ".join(["hypothesis", "coverage", *libraries])
     return (
@@ -32,10 +43,8 @@ def dockerfile(base: str, libraries: list[str]) -> str:
         f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/$(cd /opt/tf-fn-wheels && ls pip-*.whl)/pip install --no-index"
         f" --no-cache-dir --disable-pip-version-check --find-links /opt/tf-fn-wheels {wants} \\\n"
-        f" && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work \\\n"
-        # hypothesis' character map, made once here instead of in every process
-        f" && {PYTHON} -c 'from hypothesis.internal.charmap import charmap; charmap()' \\\n"
-        f" && chmod -R a+rX {HYPOTHESIS_DIR}\n"
+        f" && {PYTHON} /opt/tf-fn-wheels/warm.py \\\n"
+        f" && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work && chmod -R a+rX {HYPOTHESIS_DIR}\n"
     )
 
 
@@ -66,5 +75,6 @@ def ensure_env_image(
     context = work / "builds" / "function-env" / key
     shutil.rmtree(context, ignore_errors=True)
     shutil.copytree(wheels, context / "wheels")
+    (context / "wheels" / "warm.py").write_text(_WARM)
     (context / "Dockerfile").write_text(dockerfile(base, sorted(libraries)))
     return build_image(client, context, f"{namespace}/function-env", context.parent / f"{key}.log")
