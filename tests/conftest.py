@@ -125,6 +125,8 @@ def function_tasks(prefect_harness, base_image, tmp_path_factory):  # type: igno
     from taskfoundry.cli import main
 
     out = tmp_path_factory.mktemp("function-pyfuncs")
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "pyfuncs"), "--out", str(out), "--kind", "function"])
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "pyfuncs"), "--out", str(out), "--kind", "function"]
+    )
     assert result.exit_code == 0, result.output + repr(result.exception)
     return out, sorted((out / "tasks").iterdir())

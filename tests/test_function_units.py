@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _src(path: Path) -> SourceResult:
-    return SourceResult(path=path, owner="local", repo=path.name, commit="0" * 40, source=str(path), task_id="t")
+    return SourceResult(
+        path=path, owner="local", repo=path.name, commit="0" * 40, source=str(path), task_id="t"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,11 +70,12 @@ def test_a_standalone_module_carries_its_imports_and_values(pyfuncs) -> None:  #
 def test_dependency_classes(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     pkg.mkdir()
+    body = 'def {}(x: int) -> int:\n    """doc"""\n    if x > 0:\n        return {}\n    return 0\n\n'
     (pkg / "m.py").write_text(
         "import numpy as np\nimport requests\nfrom .other import helper\n\n"
-        'def wsc(x: int) -> int:\n    """n"""\n    if x > 0:\n        return int(np.sign(x))\n    return 0\n\n'
-        'def third(x: int) -> int:\n    """t"""\n    if x:\n        return requests.codes.ok\n    return x\n\n'
-        'def rel(x: int) -> int:\n    """r"""\n    if x:\n        return helper(x)\n    return x\n'
+        + body.format("wsc", "int(np.sign(x))")
+        + body.format("third", "requests.codes.ok")
+        + body.format("rel", "helper(x)")
     )
     records, _ = find_candidates(_src(tmp_path), FunctionConfig())
     found = {r.qualname: (r.dep_class, r.drop, r.libraries) for r in records}
@@ -93,7 +96,9 @@ def test_complexity_and_data_flow() -> None:
     branchy = _fn("def f(a, b):\n    if a and b:\n        return 1\n    return [x for x in a if x]\n")
     assert complexity(branchy) == 1 + 1 + 1 + 2
     assert returns_depend_on_params(_fn("def f(a):\n    t = a * 2\n    return t\n"))
-    assert returns_depend_on_params(_fn("def f(a):\n    out = []\n    for x in a:\n        out.append(1)\n    return out\n"))
+    assert returns_depend_on_params(
+        _fn("def f(a):\n    out = []\n    for x in a:\n        out.append(1)\n    return out\n")
+    )
     assert not returns_depend_on_params(_fn("def f(a):\n    if a:\n        pass\n    return 3\n"))
 
 
@@ -107,7 +112,21 @@ def test_literals_in_comparisons_become_examples() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [None, True, 3, -2.5, "s", [1, (2, 3)], (1,), {1, 2}, frozenset({"a"}), b"\x00\xff", 1 + 2j, {1: "a"}, {"$t": 1}],
+    [
+        None,
+        True,
+        3,
+        -2.5,
+        "s",
+        [1, (2, 3)],
+        (1,),
+        {1, 2},
+        frozenset({"a"}),
+        b"\x00\xff",
+        1 + 2j,
+        {1: "a"},
+        {"$t": 1},
+    ],
 )
 def test_the_codec_round_trips(value: object) -> None:
     assert same(value, decode(encode(value)))

@@ -146,11 +146,12 @@ def explore(fdir, cfg):
     parser, want_arcs, want_lines = targets(source, spec["body_first"], spec["last"])
     tracer = ArcTracer(path)
     raises = set(spec.get("raises", []))
-    cases, seen = [], set()
+    cases: list[dict] = []
+    seen: set[str] = set()
     got_arcs, got_lines = set(), set()
     counts = {"inputs": 0, "duplicate": 0, "invalid_input": 0, "unencodable": 0, "timeout": 0, "recursion": 0}
     started = time.monotonic()
-    aborted = []  # raised outside hypothesis: inside, its replay of the input would be flaky
+    aborted: list[Abort] = []  # raised outside hypothesis: inside, its replay of the input would be flaky
 
     def record(**kwargs):
         if aborted or len(cases) >= cfg["max_cases"] or time.monotonic() - started > cfg["budget"]:

@@ -51,4 +51,6 @@ def test_case(outcomes, index):
         pytest.fail(outcomes.get("import_error") or outcomes.get("error") or "no outcomes")
     case = CASES[index]
     got = outcomes["outcomes"][index]
-    assert same_outcome(case["expected"], got), f"inputs {case['inputs']}: expected {case['expected']}, got {got}"
+    assert same_outcome(case["expected"], got), (
+        f"inputs {case['inputs']}: expected {case['expected']}, got {got}"
+    )

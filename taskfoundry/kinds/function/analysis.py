@@ -136,8 +136,9 @@ def param_hints(fn: FnNode) -> tuple[list[Param], int]:
     and how many go by position."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
-    defaults: dict[str, ast.AST] = dict(zip([a.arg for a in positional][-len(args.defaults) :], args.defaults))
-    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    with_default = [a.arg for a in positional][len(positional) - len(args.defaults) :]
+    defaults: dict[str, ast.AST] = dict(zip(with_default, args.defaults, strict=True))
+    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
     literals: dict[str, list[Any]] = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Compare):
@@ -163,7 +164,9 @@ def param_hints(fn: FnNode) -> tuple[list[Param], int]:
             if item not in encoded:
                 encoded.append(item)
         default = _literal(defaults[arg.arg]) if arg.arg in defaults else ast
-        guess = _GUESS.get(type(default)) or next((_GUESS.get(type(v)) for v in found if type(v) in _GUESS), None)
+        guess = _GUESS.get(type(default)) or next(
+            (_GUESS.get(type(v)) for v in found if type(v) in _GUESS), None
+        )
         annotation = ast.unparse(arg.annotation) if arg.annotation else None
         params.append(Param(name=arg.arg, annotation=annotation, guess=guess, literals=encoded[:40]))
     return params, len(positional)

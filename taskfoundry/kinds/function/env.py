@@ -32,19 +32,22 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.internal.charmap import charmap, intervals_from_codec
 charmap()
 intervals_from_codec("utf-8")
-given(st.text(), st.characters(), st.from_type(str))(settings(max_examples=5, database=None)(lambda a, b, c: None))()
+given(st.text(), st.characters(), st.from_type(str))(\
+settings(max_examples=5, database=None)(lambda a, b, c: None))()
 """
 
 
 def dockerfile(base: str, libraries: list[str]) -> str:
     wants = " ".join(["hypothesis", "coverage", *libraries])
     return (
-        f"FROM {base}\nENV HYPOTHESIS_STORAGE_DIRECTORY={HYPOTHESIS_DIR}\nCOPY wheels /opt/tf-fn-wheels\n"
+        f"FROM {base}\nENV HYPOTHESIS_STORAGE_DIRECTORY={HYPOTHESIS_DIR}\n"
+        "COPY wheels /opt/tf-fn-wheels\n"
         f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/$(cd /opt/tf-fn-wheels && ls pip-*.whl)/pip install --no-index"
         f" --no-cache-dir --disable-pip-version-check --find-links /opt/tf-fn-wheels {wants} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/warm.py \\\n"
-        f" && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work && chmod -R a+rX {HYPOTHESIS_DIR}\n"
+        " && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work"
+        f" && chmod -R a+rX {HYPOTHESIS_DIR}\n"
     )
 
 
@@ -57,7 +60,16 @@ def download(requirements: list[str], cache: Path) -> Path:
     part = dest.with_suffix(".part")
     shutil.rmtree(part, ignore_errors=True)
     platforms = [arg for p in _PLATFORMS for arg in ("--platform", p)]
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--dest", str(part)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--dest",
+        str(part),
+    ]
     cmd += ["--only-binary=:all:", "--python-version", IMAGE_PYTHON, *platforms, *requirements]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

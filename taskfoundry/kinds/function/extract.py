@@ -152,7 +152,7 @@ def free_names(node: ast.AST) -> set[str]:
 
 
 def local_imports(node: ast.AST) -> set[tuple[str, int]]:
-    found = set()
+    found: set[tuple[str, int]] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Import):
             found.update((a.name.split(".")[0], 0) for a in sub.names)
@@ -171,7 +171,7 @@ class Closure:
 
 
 def classify_module(module: str, level: int, project: set[str], allowed: set[str]) -> str:
-    """"SC", "WSC", or a drop reason."""
+    """ "SC", "WSC", or a drop reason."""
     if level > 0 or module in project:
         return "project_dependency"
     if module in STDLIB:

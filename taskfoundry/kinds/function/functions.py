@@ -46,7 +46,9 @@ def find_candidates(src: SourceResult, cfg: FunctionConfig) -> tuple[list[Functi
             continue
         prefix = module_name(info.rel)
         for qualname, node, is_method in functions(info):
-            record, candidate = examine(info, f"{prefix}.{qualname}", node, is_method, project, allowed, bounds)
+            record, candidate = examine(
+                info, f"{prefix}.{qualname}", node, is_method, project, allowed, bounds
+            )
             records.append(record)
             if candidate is not None:
                 candidates.append(candidate)
@@ -62,4 +64,6 @@ def functions_stage(
     base = ensure_base_image(settings.base, client)
     image, built = ensure_env_image(client, base, libraries, settings.namespace, settings.names(src).work_dir)
     log.info("%s: %d functions, %d candidates", src.task_id, len(records), len(candidates))
-    return FunctionsStage(image=image, built=built, records=records, candidates=candidates, libraries=libraries)
+    return FunctionsStage(
+        image=image, built=built, records=records, candidates=candidates, libraries=libraries
+    )

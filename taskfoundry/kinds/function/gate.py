@@ -36,7 +36,9 @@ class GateSettings(StageSettings):
 def verdict(c: Candidate, ex: Explored, result: dict[str, Any]) -> Verdict:
     name = c.record.qualname
     if "drop" in result:
-        return Verdict(qualname=name, accepted=False, drop=result["drop"], drop_detail=result.get("detail", ""))
+        return Verdict(
+            qualname=name, accepted=False, drop=result["drop"], drop_detail=result.get("detail", "")
+        )
     failed: dict[str, int] = result["variants_failed"]
     trivial_failed = {k: v for k, v in failed.items() if k.startswith("trivial_")}
     mutant_failed = {k: v for k, v in failed.items() if k.startswith("mutant")}

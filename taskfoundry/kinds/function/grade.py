@@ -36,7 +36,9 @@ def grade_function(
     task_dir: Path, submission: Path, config: EvalConfig, client: docker.DockerClient, solution_branch: str
 ) -> EvaluationResult:
     spec = load_task(task_dir)
-    result = EvaluationResult(task_id=spec.task_id, solution_branch=solution_branch, test_branches=spec.branches)
+    result = EvaluationResult(
+        task_id=spec.task_id, solution_branch=solution_branch, test_branches=spec.branches
+    )
     try:
         data = read_submission(submission, config.submission_mb)
         _require_image(client, spec.task.images.task_cleanroom)
@@ -59,7 +61,12 @@ def _require_image(client: docker.DockerClient, image: str) -> None:
 
 
 def _branch(
-    spec: TaskSpec, branch: str, data: bytes, config: EvalConfig, client: docker.DockerClient, result: EvaluationResult
+    spec: TaskSpec,
+    branch: str,
+    data: bytes,
+    config: EvalConfig,
+    client: docker.DockerClient,
+    result: EvaluationResult,
 ) -> None:
     suite = spec.suite(branch)
     if not suite.is_file():

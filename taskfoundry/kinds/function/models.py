@@ -137,4 +137,3 @@ class GateStage(BaseModel):
     verdicts: list[Verdict]
     seconds: float
     cpu_seconds: float = Field(0.0, description="CPU of the gate's processes in the sandbox")
-

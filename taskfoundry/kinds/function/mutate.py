@@ -59,7 +59,7 @@ def _sites(fn: ast.FunctionDef) -> Iterator[tuple[int, Edit]]:
         elif isinstance(node, ast.Constant) and type(node.value) is int:
 
             def bump(n: ast.AST) -> None:
-                assert isinstance(n, ast.Constant)
+                assert isinstance(n, ast.Constant) and isinstance(n.value, int)
                 n.value = n.value + 1
 
             yield i, bump

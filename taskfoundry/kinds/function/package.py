@@ -118,7 +118,10 @@ def package_stage(
     dirs = []
     for v in gate.verdicts:
         if v.accepted:
-            reports: dict[str, Any] = {"yield.json": table.model_dump(mode="json"), "functions.json": functions}
+            reports: dict[str, Any] = {
+                "yield.json": table.model_dump(mode="json"),
+                "functions.json": functions,
+            }
             dirs.append(_task(src, candidates[v.qualname], v, start.image, config, stage_seconds, reports))
     log.info("%s: %d function tasks", src.task_id, len(dirs))
     return dirs

@@ -41,9 +41,10 @@ def run_functions(
     read: Callable[[str, dict[str, Any]], None],
 ) -> float:
     """`items`: (id, {file name: text}) per function; `read(id, result)` gets each
-    `<mode>.json`. Every function runs in its own process, killed past `function_timeout`."""
+    `<mode>.json`. Every function runs in its own process, killed past `function_timeout`.
+    Returns the CPU seconds the functions' processes used in the sandbox."""
     if not items:
-        return
+        return 0.0
     limits = SandboxLimits(memory_mb=cfg.memory_mb, pids=512, output_bytes=1024 * 1024)
     waves = math.ceil(len(items) / max(cfg.jobs, 1))
     timeout = waves * cfg.function_timeout + 60

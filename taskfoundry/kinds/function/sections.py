@@ -9,7 +9,9 @@ from taskfoundry.kinds.function.gate import GateSettings
 
 
 def for_functions(config: Config) -> FunctionsSettings:
-    return FunctionsSettings(out=config.out, namespace=config.namespace, function=config.function, base=config.base)
+    return FunctionsSettings(
+        out=config.out, namespace=config.namespace, function=config.function, base=config.base
+    )
 
 
 def for_cases(config: Config) -> CasesSettings:
