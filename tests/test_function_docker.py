@@ -51,6 +51,7 @@ def test_accepted_functions_have_full_branch_coverage(function_tasks) -> None:  
         assert task["task_id"] == task_dir.name and task_dir.name.startswith("local__pyfuncs.")
         gate = json.loads((task_dir / "reports" / "gate.json").read_text())
         assert gate["mutation"]["killed"] >= 1 and all(n > 0 for n in gate["trivial_failed"].values())
+        assert 1 <= len(gate["light_suite"]) < gate["cases"]
         assert "..." in (task_dir / "prompt.md").read_text()
         (branch,) = json.loads((task_dir / "tests.json").read_text())["branches"].values()
         assert 1 <= len(branch["tests"]) <= 500
@@ -93,18 +94,20 @@ def test_reference_scores_one_and_bad_submissions_score_zero(function_tasks, doc
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     shutil.copytree(clamp, tasks / clamp.name)
-    results = {}
+    results, tiers = {}, {}
     for label, data in submissions.items():
         bad = tmp_path / label
         (bad / clamp.name).mkdir(parents=True)
         (bad / clamp.name / "submission.tar.gz").write_bytes(data)
         (score,) = evaluate_run(bad, tasks, EvalConfig(), docker_client).tasks
         results[label] = (score.error_code, score.pass_rate)
+        tiers[label] = score.tier
     assert results["empty"] == ("missing_candidate_module", 0.0)
     assert results["not_a_tarball"] == ("bad_submission_archive", 0.0)
     assert results["syntax"] == ("candidate_syntax_error", 0.0)
     assert results["cheat"] == (None, 0.0)  # eval/ is unreadable for the candidate's uid
     assert results["wrong"][0] is None and 0.0 < results["wrong"][1] < 1.0
+    assert tiers["wrong"] in ("most", "half", "some") and tiers["empty"] == "none"
 
 
 def test_a_source_with_nothing_that_qualifies_gives_no_task_and_a_yield_table(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.assets.fcodec import decode, encode, same, same_outcome
+from taskfoundry.evaluate.summary import tier
 from taskfoundry.kinds.function.analysis import complexity, param_hints, returns_depend_on_params
 from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.function.functions import find_candidates
@@ -160,3 +161,13 @@ def test_the_prompt_has_the_signature_and_docstring_but_no_body(pyfuncs) -> None
     assert "Greedy word wrap" in text and "    ..." in text
     assert "lines.append" not in text
     assert case_ids(2) == ["eval.tests.test_cases.test_case[c000]", "eval.tests.test_cases.test_case[c001]"]
+
+
+def test_diagnostic_tiers() -> None:
+    assert [tier(1.0, True), tier(0.95, False), tier(0.5, False), tier(0.01, False), tier(0.0, False)] == [
+        "all",
+        "most",
+        "half",
+        "some",
+        "none",
+    ]

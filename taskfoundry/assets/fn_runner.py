@@ -269,6 +269,7 @@ def gate(fdir, cfg):
     lines = {parser.first_line(n) for n in (data.lines(path) or [])}
     missing_arcs = sorted(want_arcs - arcs)
     missing_lines = sorted(want_lines - lines)
+    light = cover(path, name, stable, npos, timeout, parser, want_arcs | {(n, n) for n in want_lines})
     variants = {}
     for label, text in spec.get("variants", {}).items():
         vpath = fdir / f"variant_{label}.py"
@@ -283,7 +284,27 @@ def gate(fdir, cfg):
         "missing_arcs": missing_arcs,
         "missing_lines": missing_lines,
         "variants_failed": variants,
+        "light": light,
     }
+
+
+def cover(path, name, cases, npos, timeout, parser, goals):
+    """A lightweight suite: a greedy set cover of the cases keeping every branch arc and line
+    (a line n as the pair (n, n)); indexes into `cases`."""
+    fn = load(path, name, "light")
+    tracer = ArcTracer(path)
+    reach = []
+    for case in cases:
+        tracer.run(lambda case=case: call(fn, case["inputs"], npos, timeout))
+        arcs = translate(parser, tracer.arcs)
+        lines = {(n, n) for arc in arcs for n in arc if n > 0}
+        reach.append((arcs | lines) & goals)
+    chosen, left = [], set().union(*reach) if reach else set()
+    while left:
+        best = max(range(len(reach)), key=lambda i: len(reach[i] & left))
+        chosen.append(best)
+        left -= reach[best]
+    return sorted(chosen)
 
 
 # driver ----------------------------------------------------------------------------------

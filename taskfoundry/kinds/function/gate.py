@@ -52,6 +52,7 @@ def verdict(c: Candidate, ex: Explored, result: dict[str, Any]) -> Verdict:
         trivial_failed=trivial_failed,
         mutants=len(mutant_failed),
         mutants_killed=sum(1 for n in mutant_failed.values() if n),
+        light=result.get("light", []),
     )
     if not v.cases:
         v.drop, v.drop_detail = "nondeterministic", f"{v.unstable} cases changed between runs"

@@ -115,7 +115,7 @@ class Verdict(BaseModel):
     qualname: str
     accepted: bool
     cases: list[Case] = Field(default_factory=list, description="the kept cases")
-    light: list[int] = Field(default_factory=list, description="a greedy cover keeping full coverage")
+    light: list[int] = Field(default_factory=list, description="kept cases: a greedy cover keeping coverage")
     branches: tuple[int, int] = (0, 0)
     lines: tuple[int, int] = (0, 0)
     unstable: int = 0

@@ -189,6 +189,7 @@ def _task(
             {
                 "cases": len(v.cases),
                 "unstable": v.unstable,
+                "light_suite": v.light,  # case indexes: a greedy cover keeping full coverage
                 "trivial_failed": v.trivial_failed,
                 "mutation": {"killed": v.mutants_killed, "mutants": v.mutants},
             },
