@@ -107,6 +107,12 @@ def package_stage(
 ) -> list[Path]:
     table = yield_table(start, suite, review, gate)
     functions = [r.model_dump(mode="json") for r in start.records]
+    later = {e.qualname: ("cases", e.drop, e.drop_detail) for e in suite.functions if e.drop}
+    later |= {n: ("review", r, "") for n, r in review.dropped.items() if n not in later}
+    later |= {v.qualname: ("gate", v.drop, v.drop_detail) for v in gate.verdicts if v.drop}
+    for record in functions:  # the stage that dropped a function after the static ones
+        if record["qualname"] in later:
+            record["stage"], record["drop"], record["drop_detail"] = later[record["qualname"]]
     source_reports = config.out / "reports" / src.task_id
     cost = {
         "stage_seconds": {k: round(s, 2) for k, s in stage_seconds.items()},
