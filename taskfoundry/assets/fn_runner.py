@@ -108,7 +108,11 @@ def strategies(fn, spec):
         "bytes": st.binary(max_size=20),
     }
     any_value = st.one_of(
-        st.integers(-1000, 1000), st.text(max_size=20), st.floats(-1e6, 1e6, allow_nan=False), st.booleans()
+        st.integers(-1000, 1000),
+        st.text(max_size=20),
+        st.floats(-1e6, 1e6, allow_nan=False),
+        st.booleans(),
+        st.lists(st.integers(-100, 100), max_size=8),
     )
     out = {}
     for param in spec["params"]:

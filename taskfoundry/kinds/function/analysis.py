@@ -21,6 +21,18 @@ IMPURE_CALLS = {
     "open", "print", "input", "exec", "eval", "compile", "__import__", "globals", "locals", "vars",
     "breakpoint", "exit", "quit", "id", "hash",
 }  # fmt: skip
+# pure string functions of os.path, the one part of `os` a pure function may import
+PURE_OS_PATH = {
+    "join",
+    "split",
+    "splitext",
+    "basename",
+    "dirname",
+    "normpath",
+    "commonprefix",
+    "isabs",
+    "sep",
+}
 IMPURE_ATTRS = {"now", "today", "utcnow", "random", "urandom", "getenv", "environ", "time_ns"}
 
 
@@ -55,6 +67,19 @@ def impure_reason(fn: FnNode) -> str:
             for name in names:
                 if name.split(".")[0] in IMPURE_MODULES:
                     return f"imports {name}"
+    return ""
+
+
+def impure_import(stmt: ast.stmt, name: str) -> str:
+    """Why the module-level import that binds `name` makes a function that uses it impure
+    (`from random import sample`), or ''."""
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        if module in ("os.path", "posixpath") and name in PURE_OS_PATH:
+            return ""
+        return f"uses {name} from {module}" if module.split(".")[0] in IMPURE_MODULES else ""
+    if isinstance(stmt, ast.Import):
+        return f"uses {name}" if name.split(".")[0] in IMPURE_MODULES else ""
     return ""
 
 
@@ -121,6 +146,14 @@ def raised_names(fn: FnNode) -> set[str]:
     return found
 
 
+# what an unannotated parameter's name usually holds (when no default or literal says)
+_BY_NAME = {
+    "int": set(
+        "n k r i j m index idx size count width num number step start stop end depth length limit base x y".split()
+    ),
+    "str": set("s text string word name prefix suffix sep char line fmt".split()),
+    "list": set("iterable seq sequence items lst values data elements nums numbers arr".split()),
+}
 _GUESS = {int: "int", float: "float", str: "str", bool: "bool", bytes: "bytes", list: "list", dict: "dict"}
 
 
@@ -167,6 +200,7 @@ def param_hints(fn: FnNode) -> tuple[list[Param], int]:
         guess = _GUESS.get(type(default)) or next(
             (_GUESS.get(type(v)) for v in found if type(v) in _GUESS), None
         )
+        guess = guess or next((kind for kind, names in _BY_NAME.items() if arg.arg.lower() in names), None)
         annotation = ast.unparse(arg.annotation) if arg.annotation else None
         params.append(Param(name=arg.arg, annotation=annotation, guess=guess, literals=encoded[:40]))
     return params, len(positional)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from taskfoundry.kinds.function.analysis import (
     complexity,
+    impure_import,
     impure_reason,
     param_hints,
     raised_names,
@@ -274,6 +275,9 @@ def examine(
     except NotStandalone as exc:
         return _drop(record, exc.reason, exc.detail), None
     record.dep_class = "WSC" if closure.libraries else "SC"
+    imported = [impure_import(b.node, n) for n, b in closure.imports.items()]
+    if any(imported):
+        return _drop(record, "impure", next(r for r in imported if r)), None
     record.libraries = sorted(closure.libraries)
     reason = _untestable(fn, record, complexity_range)
     if reason:

@@ -54,7 +54,7 @@ def verdict(c: Candidate, ex: Explored, result: dict[str, Any]) -> Verdict:
         mutants_killed=sum(1 for n in mutant_failed.values() if n),
         light=result.get("light", []),
     )
-    if not v.cases:
+    if v.unstable or not v.cases:  # one changing outcome: the stable ones may be luck
         v.drop, v.drop_detail = "nondeterministic", f"{v.unstable} cases changed between runs"
     elif v.branches[0] < v.branches[1] or v.lines[0] < v.lines[1]:
         v.drop = "coverage"
