@@ -148,9 +148,8 @@ def raised_names(fn: FnNode) -> set[str]:
 
 # what an unannotated parameter's name usually holds (when no default or literal says)
 _BY_NAME = {
-    "int": set(
-        "n k r i j m index idx size count width num number step start stop end depth length limit base x y".split()
-    ),
+    "int": set("n k r i j m x y index idx size count width num number step start stop end".split())
+    | set("depth length limit base".split()),
     "str": set("s text string word name prefix suffix sep char line fmt".split()),
     "list": set("iterable seq sequence items lst values data elements nums numbers arr".split()),
 }
