@@ -171,3 +171,15 @@ def test_diagnostic_tiers() -> None:
         "some",
         "none",
     ]
+
+
+def test_a_value_rebound_from_itself_keeps_both_bindings(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        "import math\nT = [1, 2]\nT = [x * 2 for x in T]\n\n"
+        'def f(i: int) -> int:\n    """Doubled table entry."""\n'
+        "    if 0 <= i < len(T):\n        return T[i]\n    return -1\n"
+    )
+    _, (candidate,) = find_candidates(_src(tmp_path), FunctionConfig())
+    namespace: dict[str, object] = {}
+    exec(compile(candidate.module, "candidate.py", "exec"), namespace)  # noqa: S102 - our own snippet
+    assert namespace["T"] == [2, 4] and "import math" not in candidate.header

@@ -73,6 +73,7 @@ class ModuleInfo:
     tree: ast.Module
     source: str
     bindings: dict[str, Binding] = field(default_factory=dict)
+    earlier: dict[str, list[Binding]] = field(default_factory=dict)  # every value binding, in order
     future: bool = False
 
 
@@ -102,6 +103,7 @@ def read_module(path: Path, repo: Path) -> ModuleInfo | None:
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         info.bindings[node.id] = Binding("value", stmt)
+                        info.earlier.setdefault(node.id, []).append(Binding("value", stmt))
     return info
 
 
@@ -193,8 +195,12 @@ def resolve(
         elif verdict != "SC":
             raise NotStandalone(verdict, f"imports {'.' * level}{module}")
     own = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    for name in sorted(free_names(node) - {own}):
-        binding = info.bindings.get(name)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):  # a module value: what its right side reads
+        names = free_names(node.value) if node.value is not None else set()
+    else:
+        names = free_names(node) - {own}
+    for name in sorted(names):
+        binding = _binding_before(info, name, node)
         if binding is None:
             raise NotStandalone("unresolved", name)
         if binding.kind == "def":
@@ -211,6 +217,16 @@ def resolve(
                 raise NotStandalone("project_dependency", f"{name}: nested too deep")
             resolve(binding.node, info, project, allowed, closure, depth + 1)
             closure.values.append(binding.node)
+
+
+def _binding_before(info: ModuleInfo, name: str, node: ast.AST) -> Binding | None:
+    """The binding `node` sees: for a module value, the last one above it (`X = [f(b) for b
+    in X]` reads the earlier X); for a function, the module's final one."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        above = [b for b in info.earlier.get(name, []) if b.node.lineno < node.lineno]
+        if above:
+            return above[-1]
+    return info.bindings.get(name)
 
 
 def _import_line(name: str, binding: Binding) -> str:
