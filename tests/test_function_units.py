@@ -183,3 +183,12 @@ def test_a_value_rebound_from_itself_keeps_both_bindings(tmp_path: Path) -> None
     namespace: dict[str, object] = {}
     exec(compile(candidate.module, "candidate.py", "exec"), namespace)  # noqa: S102 - our own snippet
     assert namespace["T"] == [2, 4] and "import math" not in candidate.header
+
+
+def test_a_returned_iterator_is_compared_by_its_items() -> None:
+    encoded = encode(map(str, range(3)))
+    assert encoded == {"$t": "iter", "v": ["0", "1", "2"]}
+    assert same(decode(encoded), decode(encode(iter(["0", "1", "2"]))))
+    assert not same(decode(encoded), ["0", "1", "2"])  # a list is not an iterator's items
+    with pytest.raises(TypeError, match="more than 1000 items"):
+        encode(iter(range(5000)))

@@ -39,6 +39,10 @@ def call(fn: Callable[..., Any], inputs: dict[str, Any], npos: int, timeout: flo
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         value = fn(*args, **kwargs)
+        try:  # under the timer too: encoding runs a returned generator
+            return {"return": encode(value)}
+        except Unencodable as exc:
+            return {"unencodable": str(exc)}
     except CallTimeout:
         return {"timeout": True}
     except (Exception, SystemExit) as exc:  # the function's own exceptions are outcomes
@@ -46,10 +50,6 @@ def call(fn: Callable[..., Any], inputs: dict[str, Any], npos: int, timeout: flo
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    try:
-        return {"return": encode(value)}
-    except Unencodable as exc:
-        return {"unencodable": str(exc)}
 
 
 def load(path: str, name: str, module: str = "candidate") -> Callable[..., Any]:

@@ -2,8 +2,9 @@
 
 Runs in three places: the generation container (inputs and outputs of the reference), the
 hidden suite (decoding the stored cases) and the candidate's call runner. Values JSON cannot
-hold as they are (tuples, sets, bytes, non-finite floats, complex, dicts with non-string keys)
-are tagged objects `{"$t": kind, "v": ...}`; a dict that itself has a "$t" key is tagged too.
+hold as they are (tuples, sets, bytes, non-finite floats, complex, dicts with non-string keys,
+the items of a returned iterator) are tagged objects `{"$t": kind, "v": ...}`; a dict that
+itself has a "$t" key is tagged too.
 Floats compare with a tolerance of 1e-6 (relative or absolute); every other value exactly,
 type included (True is not 1, a tuple is not a list).
 """
@@ -15,6 +16,13 @@ from typing import Any
 
 TOLERANCE = 1e-6
 TAG = "$t"
+
+
+MAX_ITEMS = 1000  # an iterator a function returns is compared item by item, up to this many
+
+
+class Iterated(list):  # type: ignore[type-arg]
+    """The items of an iterator a function returned (a generator, map, itertools object)."""
 
 
 class Unencodable(TypeError):
@@ -42,6 +50,13 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {TAG: t.__name__, "v": value.hex()}
     if t is complex:
         return {TAG: "complex", "v": [encode(value.real), encode(value.imag)]}
+    if hasattr(value, "__next__") and hasattr(value, "__iter__"):
+        items = []
+        for item in value:
+            if len(items) == MAX_ITEMS:
+                raise Unencodable(f"an iterator of more than {MAX_ITEMS} items")
+            items.append(encode(item, depth + 1))
+        return {TAG: "iter", "v": items}
     if t is dict:
         if all(type(k) is str for k in value) and TAG not in value:
             return {k: encode(v, depth + 1) for k, v in value.items()}
@@ -68,6 +83,8 @@ def decode(data: Any) -> Any:
         return float(v)
     if kind == "tuple":
         return tuple(decode(x) for x in v)
+    if kind == "iter":
+        return Iterated(decode(x) for x in v)
     if kind == "set":
         return {decode(x) for x in v}
     if kind == "frozenset":

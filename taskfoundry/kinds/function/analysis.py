@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any
 
 from taskfoundry.assets.fcodec import Unencodable, encode
@@ -138,12 +139,23 @@ def raised_names(fn: FnNode) -> set[str]:
     found = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Raise) and node.exc is not None:
-            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            if isinstance(exc, ast.Name):
-                found.add(exc.id)
-            elif isinstance(exc, ast.Attribute):
-                found.add(exc.attr)
+            # `raise E(...)`, `raise E`, and `raise given or ValueError(...)`: every class named
+            for sub in ast.walk(node.exc):
+                name = (
+                    sub.id
+                    if isinstance(sub, ast.Name)
+                    else sub.attr
+                    if isinstance(sub, ast.Attribute)
+                    else ""
+                )
+                if name.endswith(("Error", "Exception", "Warning")) or _builtin_exception(name):
+                    found.add(name)
     return found
+
+
+def _builtin_exception(name: str) -> bool:
+    value = getattr(builtins, name, None)
+    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 # what an unannotated parameter's name usually holds (when no default or literal says)
