@@ -192,3 +192,15 @@ def test_a_returned_iterator_is_compared_by_its_items() -> None:
     assert not same(decode(encoded), ["0", "1", "2"])  # a list is not an iterator's items
     with pytest.raises(TypeError, match="more than 1000 items"):
         encode(iter(range(5000)))
+
+
+def test_a_value_changed_at_module_level_is_copied_with_its_changes(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        "TABLE = dict(a=1)\nTABLE['b'] = 2\n\n"
+        'def get(key: str) -> int:\n    """Table entry, 0 when absent."""\n'
+        "    if key in TABLE:\n        return TABLE[key]\n    return 0\n"
+    )
+    _, (candidate,) = find_candidates(_src(tmp_path), FunctionConfig())
+    namespace: dict[str, object] = {}
+    exec(compile(candidate.module, "candidate.py", "exec"), namespace)  # noqa: S102 - our own snippet
+    assert namespace["TABLE"] == {"a": 1, "b": 2}

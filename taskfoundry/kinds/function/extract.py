@@ -74,6 +74,7 @@ class ModuleInfo:
     source: str
     bindings: dict[str, Binding] = field(default_factory=dict)
     earlier: dict[str, list[Binding]] = field(default_factory=dict)  # every value binding, in order
+    changes: dict[str, list[ast.stmt]] = field(default_factory=dict)  # X[k] = v, X.a = v at top level
     future: bool = False
 
 
@@ -101,9 +102,13 @@ def read_module(path: Path, repo: Path) -> ModuleInfo | None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 for node in ast.walk(target):
-                    if isinstance(node, ast.Name):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                         info.bindings[node.id] = Binding("value", stmt)
                         info.earlier.setdefault(node.id, []).append(Binding("value", stmt))
+                    elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(
+                        node.value, ast.Name
+                    ):
+                        info.changes.setdefault(node.value.id, []).append(stmt)  # X["k"] = v
     return info
 
 
@@ -217,6 +222,10 @@ def resolve(
                 raise NotStandalone("project_dependency", f"{name}: nested too deep")
             resolve(binding.node, info, project, allowed, closure, depth + 1)
             closure.values.append(binding.node)
+            for change in info.changes.get(name, []):  # the value as the module leaves it
+                if change.lineno > binding.node.lineno and change not in closure.values:
+                    resolve(change, info, project, allowed, closure, depth + 1)
+                    closure.values.append(change)
 
 
 def _binding_before(info: ModuleInfo, name: str, node: ast.AST) -> Binding | None:
