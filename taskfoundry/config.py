@@ -16,6 +16,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
@@ -92,6 +93,7 @@ class Config(BaseModel):
     )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     mutation: MutationConfig = Field(default_factory=MutationConfig)
+    function: FunctionConfig = Field(default_factory=FunctionConfig, description="the function kind's stages")
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 
     @field_validator("kind")

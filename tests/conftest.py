@@ -118,3 +118,18 @@ def make_test_task(workdir: str = "/work") -> AgentTask:
         prompt=load_template("taskfoundry.testgen", "task.md"),
         variables={"executable": "/work/prog", "tests_dir": "/work/tests", "context": ""},
     )
+
+
+@pytest.fixture(scope="session")
+def function_tasks(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """examples/pyfuncs built once per session with `--kind function`: (out dir, task dirs)."""
+    from click.testing import CliRunner
+
+    from taskfoundry.cli import main
+
+    out = tmp_path_factory.mktemp("function-pyfuncs")
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "pyfuncs"), "--out", str(out), "--kind", "function"]
+    )
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    return out, sorted((out / "tasks").iterdir())

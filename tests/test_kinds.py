@@ -52,7 +52,7 @@ def test_an_unknown_kind_lists_the_kinds() -> None:
         Config(kind="proggram")
 
 
-@pytest.mark.parametrize("name", ["function", "feature"])
+@pytest.mark.parametrize("name", ["feature"])
 def test_a_planned_kind_is_not_built_yet(name: str) -> None:
     assert name in KINDS  # named, with a folder of its own
     with pytest.raises(KindNotBuilt, match=rf"the {name} task kind is not built yet .*built kinds: program"):
@@ -62,9 +62,9 @@ def test_a_planned_kind_is_not_built_yet(name: str) -> None:
 def test_build_with_a_kind_not_built_yet_fails_before_any_work(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["build", str(repo), "--out", str(out), "--kind", "function"])
+    result = CliRunner().invoke(main, ["build", str(repo), "--out", str(out), "--kind", "feature"])
     assert result.exit_code == 1
-    assert "the function task kind is not built yet" in result.output
+    assert "the feature task kind is not built yet" in result.output
     assert not out.exists()  # no flow ran: nothing resolved, nothing built
     bad = CliRunner().invoke(main, ["build", str(repo), "--kind", "functions"])
     assert bad.exit_code == 2 and "'program', 'function', 'feature'" in bad.output

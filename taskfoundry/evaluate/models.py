@@ -81,6 +81,9 @@ class TaskScore(BaseModel):
     near_resolved: bool
     error_code: str | None = None
     infra_error: bool = Field(False, description="the sandbox failed: not a verdict, re-run it")
+    tier: str = Field(
+        "none", description="diagnostic tier of the pass rate: all, most (>= 90%), half, some, none"
+    )
 
 
 class EvalSummary(BaseModel):
@@ -91,4 +94,5 @@ class EvalSummary(BaseModel):
     mean_pass_rate: float = 0.0
     resolved_rate: float = 0.0
     near_resolved_rate: float = 0.0
+    tiers: dict[str, int] = Field(default_factory=dict, description="tasks per diagnostic tier")
     warnings: list[str] = Field(default_factory=list)

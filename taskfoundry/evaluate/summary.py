@@ -25,7 +25,16 @@ def score_task(
         near_resolved=bool(names) and rate >= near,
         error_code=result.error_code,
         infra_error=result.error_code in INFRA_CODES,
+        tier=tier(rate, bool(names) and passed == len(names)),
     )
+
+
+def tier(rate: float, resolved: bool) -> str:
+    """Diagnostic tiers (as Code2Bench reports partial credit beside Pass@1): every test,
+    at least 90%, at least half, some, none."""
+    if resolved:
+        return "all"
+    return "most" if rate >= 0.9 else "half" if rate >= 0.5 else "some" if rate > 0 else "none"
 
 
 def summarize(run_dir: Path, tasks_dir: Path, scores: list[TaskScore], warnings: list[str]) -> EvalSummary:
@@ -42,6 +51,9 @@ def summarize(run_dir: Path, tasks_dir: Path, scores: list[TaskScore], warnings:
         mean_pass_rate=mean([s.pass_rate for s in scores]),
         resolved_rate=mean([float(s.resolved) for s in scores]),
         near_resolved_rate=mean([float(s.near_resolved) for s in scores]),
+        tiers={
+            t: n for t in ("all", "most", "half", "some", "none") if (n := sum(s.tier == t for s in scores))
+        },
     )
 
 
@@ -58,6 +70,7 @@ def summary_text(summary: EvalSummary) -> str:
     lines.append(
         f"{len(summary.tasks)} task(s): mean pass rate {summary.mean_pass_rate:.1%}, "
         f"resolved {summary.resolved_rate:.1%}, near-resolved {summary.near_resolved_rate:.1%}"
+        + (f"; tiers {summary.tiers}" if summary.tiers else "")
     )
     lines += [f"warning: {w}" for w in summary.warnings]
     return "\n".join(lines)

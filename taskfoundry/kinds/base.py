@@ -131,7 +131,9 @@ class NotBuiltKind:
     plan: ClassVar[str]  # what the kind will be, for the error message
 
     def __init__(self) -> None:
-        raise KindNotBuilt(f"the {self.name} task kind is not built yet ({self.plan}); built kinds: program")
+        raise KindNotBuilt(
+            f"the {self.name} task kind is not built yet ({self.plan}); built kinds: program, function"
+        )
 
     def _not_built(self, *args: object) -> NoReturn:
         raise KindNotBuilt(f"the {self.name} task kind is not built yet")

@@ -1,0 +1,1 @@
+"""pyfuncs: small functions."""
