@@ -16,7 +16,7 @@ def test_render_separator():
 
 
 def test_render_short_rows():
-    assert render(["a", "b"], [["only"]]).splitlines()[-1] == "only"
+    assert render(["a", "b"], [["only"]]).splitlines()[-1] == "only |"
 
 
 def test_column_totals():
