@@ -82,6 +82,10 @@ class ReleaseError(TaskfoundryError):
     """`catalog`: a release cannot be made or loaded; names the file or image."""
 
 
+class FeatureError(TaskfoundryError):
+    """The feature kind cannot make a task of this source (its tests do not run, none pass)."""
+
+
 class StageError(TaskfoundryError):
     """A pipeline stage failed: names the stage (added by the flow's stage wrapper), the
     message and log of what failed in it (the cause is chained)."""
