@@ -16,6 +16,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.kinds.feature.settings import FeatureConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
@@ -90,6 +91,9 @@ class Config(BaseModel):
         default_factory=EvalConfig, description="the grading harness: used by the filter and `eval`"
     )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
+    feature: FeatureConfig = Field(
+        default_factory=FeatureConfig, description="the feature kind: thresholds, levels, budgets"
+    )
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 
     @field_validator("kind")
