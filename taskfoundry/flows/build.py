@@ -44,7 +44,9 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         cut = kind.stages[part].section
         return cut(config) if cut else None
 
-    build = run_stage(stage_log, config, build_task, src, sections.for_build(config))
+    # a kind that makes its own environment (feature: a library has no program to build) skips it
+    builds = getattr(kind, "shared_build", True)
+    build = run_stage(stage_log, config, build_task, src, sections.for_build(config)) if builds else None
     start = run_stage(stage_log, config, parts["start_state"], name, src, build, section("start_state"))
     suite = run_stage(stage_log, config, parts["generate"], name, src, build, start, section("generate"))
     review = run_stage(stage_log, config, parts["review"], name, suite)

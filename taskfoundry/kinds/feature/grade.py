@@ -17,11 +17,14 @@ run (the program kind's uid split cannot hold for in-process tests).
 
 from __future__ import annotations
 
+import io
 import logging
+import tarfile
 from pathlib import Path
 
 import docker
 
+from taskfoundry import atomic
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
 from taskfoundry.evaluate.models import EvaluationResult
@@ -113,3 +116,27 @@ def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:
         return box.read_file(RESULTS, config.results_mb * 1024 * 1024)
     except (FileNotFoundError, TooLarge):
         return None
+
+
+def start_state_submission(task_dir: Path, client: docker.DockerClient, dest: Path) -> Path:
+    """The worker's start state, submitted as it is: /workspace of the task's `:task_cleanroom`
+    image (no .git) as a submission tarball. Grading it must not resolve the task."""
+    task = load_yaml_model(task_dir / "task.yaml", FeatureTaskYaml)
+    container = client.containers.create(task.images.task_cleanroom, ["true"], network_disabled=True)
+    try:
+        chunks, _ = container.get_archive(f"{WS}/.")
+        raw = b"".join(chunks)
+    finally:
+        container.remove(force=True)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(raw)) as src, tarfile.open(fileobj=buf, mode="w:gz") as out:
+        for member in src.getmembers():
+            name = member.name.removeprefix("./")
+            if not member.isfile() or name.split("/", 1)[0] == ".git":
+                continue
+            extracted = src.extractfile(member)
+            assert extracted is not None
+            member.name = name
+            out.addfile(member, extracted)
+    atomic.write_bytes(dest, buf.getvalue())
+    return dest

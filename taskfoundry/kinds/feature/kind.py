@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 class FeatureKind:
     name: ClassVar[str] = "feature"
+    shared_build: ClassVar[bool] = False  # the environment stage installs the repo and its test deps
     stages: ClassVar[Mapping[Part, KindStage]] = {
         "start_state": KindStage("environment", environment_stage.__module__, for_feature, docker_builds=True),
         "generate": KindStage("trace", generate_stage.__module__, for_feature),

@@ -25,8 +25,9 @@ import jinja2
 from taskfoundry import atomic
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.config import Config
-from taskfoundry.images.build import build_image, tag_alias
+from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
+from taskfoundry.kinds.feature.images import commit_image
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
 from taskfoundry.kinds.feature.results import CandidatesStage, EnvStage, ReviewStage, ValidatedTask, VerdictStage
@@ -39,9 +40,10 @@ from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 STEERING = {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "setup.cfg", "pyproject.toml"}
 RESULTS = "/tmp/tf-results.xml"
+# a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
 _GIT = (
-    "git init -q && git add -A && git -c user.name=worker -c user.email=worker@localhost "
-    "commit -qm 'start' --allow-empty"
+    "git init -q && git -c safe.directory='*' add -A && git -c safe.directory='*' -c user.name=worker "
+    "-c user.email=worker@localhost commit -qm 'start' --allow-empty"
 )
 
 
@@ -95,48 +97,20 @@ def solution_tarball(original: Mapping[str, bytes], task: ValidatedTask, level: 
     return _tar_gz({rel: original[rel] for rel in task.candidate.stripped})
 
 
-def _image(client: docker.DockerClient, context: Path, repo: str, files: Mapping[str, bytes], dockerfile: str) -> str:
-    context.mkdir(parents=True, exist_ok=True)
-    atomic.write_bytes(context / "workspace.tar", _tar_plain(files))
-    atomic.write_text(context / "Dockerfile", dockerfile)
-    tag, _ = build_image(client, context, repo, context / "build.log")
-    return tag
-
-
-def _tar_plain(files: Mapping[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for rel, data in sorted(files.items()):
-            info = tarfile.TarInfo(rel)
-            info.size, info.mode, info.mtime, info.uid, info.gid = len(data), 0o644, 0, 1000, 1000
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
 def reference_image(env: EnvStage, names: TaskNames, client: docker.DockerClient) -> str:
-    dockerfile = (
-        f"FROM {env.image}\nADD workspace.tar {WORKSPACE}/\nWORKDIR {WORKSPACE}\n"
-        f"RUN {INSTALL} && chown -R 1000:1000 {WORKSPACE}\nUSER worker\n"
-    )
-    return _image(client, fnames.context_dir(names, "reference"), f"{names.namespace}/feature-reference",
-                  repo_files(env.repo), dockerfile)  # fmt: skip
+    commands = [INSTALL, f"chown -R 1000:1000 {WORKSPACE}"]
+    log = fnames.context_dir(names, "reference.log")
+    return commit_image(client, env.image, repo_files(env.repo), commands, f"{names.namespace}/feature-reference", log)[0]
 
 
 def start_image(env: EnvStage, names: TaskNames, task: ValidatedTask, level: int, client: docker.DockerClient) -> str:
     files = start_files(repo_files(env.repo), task)
-    if level == 1:
-        dockerfile = (
-            f"FROM {env.image}\nADD workspace.tar {WORKSPACE}/\nWORKDIR {WORKSPACE}\n"
-            f"RUN {INSTALL} && rm -rf *.egg-info && {_GIT} && chown -R 1000:1000 {WORKSPACE}\nUSER worker\n"
-        )
-    else:  # the install made with the stripped tree, the tree itself left behind
-        dockerfile = (
-            f"FROM {env.image} AS install\nADD workspace.tar {WORKSPACE}/\nWORKDIR {WORKSPACE}\nRUN {INSTALL}\n"
-            f"FROM {env.image}\nCOPY --from=install /opt/tf-venv /opt/tf-venv\nWORKDIR {WORKSPACE}\n"
-            f"RUN {_GIT} && chown -R 1000:1000 {WORKSPACE}\nUSER worker\n"
-        )
-    context = fnames.context_dir(names, f"start-{task.candidate.name}-l{level}")
-    return _image(client, context, f"{names.namespace}/feature-start", files, dockerfile)
+    commands = [INSTALL, "rm -rf *.egg-info"]
+    if level == 2:  # the install made with the stripped tree, the tree itself left behind
+        commands.append(f"find {WORKSPACE} -mindepth 1 -delete")
+    commands += [_GIT, f"chown -R 1000:1000 {WORKSPACE}"]
+    log = fnames.context_dir(names, f"start-{task.candidate.name}-l{level}.log")
+    return commit_image(client, env.image, files, commands, f"{names.namespace}/feature-start", log)[0]
 
 
 def test_imports(original: Mapping[str, bytes], task: ValidatedTask, project_tops: set[str]) -> list[str]:
