@@ -53,7 +53,10 @@ def test_extract_stubs_the_interface_and_deletes_private_callees() -> None:
     project = Project(FEATLIB)
     tops = objects_of(project, "tests/test_textstats.py")
     calls = [f"{TS}::TextStats.tokens", f"{TS}::TextStats.top_words", f"{TS}::_rank", f"{TS}::_strip_stop"]
-    edges = [(f"{TS}::TextStats.top_words", f"{TS}::_rank"), (f"{TS}::TextStats.tokens", f"{TS}::_strip_stop")]
+    edges = [
+        (f"{TS}::TextStats.top_words", f"{TS}::_rank"),
+        (f"{TS}::TextStats.tokens", f"{TS}::_strip_stop"),
+    ]
     ex = extract(FEATLIB, tops, _trace(calls, edges), {"featlib/util.py::words"}, cap=1000)
     text = ex.stripped[TS]
     assert "def _rank" not in text and "def _strip_stop" not in text  # private callees deleted
@@ -95,19 +98,31 @@ def test_split_files_leaves_out_failing_and_skipped_files() -> None:
 
 def test_review_gates(tmp_path: Path) -> None:
     env = EnvStage(
-        image="i", built=False, repo=tmp_path, project="p", requirements=[], passing_files=[], failing_files={},
+        image="i",
+        built=False,
+        repo=tmp_path,
+        project="p",
+        requirements=[],
+        passing_files=[],
+        failing_files={},
         tests=[TestCase(junit=f"t.test_a.t{i}", file="t/test_a.py", status="passed") for i in range(3)],
-    )  # fmt: skip
+    )
     cands = [
         Candidate(name="a", f2p_file="t/test_a.py", p2p_files=[], removed_lines=50),
         Candidate(name="b", f2p_file="t/test_a.py", p2p_files=[], removed_lines=5),
         Candidate(name="c", f2p_file="t/test_a.py", p2p_files=[], dropped="no_tested_objects", detail="x"),
     ]
-    gen = CandidatesStage(env=env, traced_tests=3, candidates=cands, config=FeatureConfig(min_removed_lines=10, min_f2p=3))
+    gen = CandidatesStage(
+        env=env, traced_tests=3, candidates=cands, config=FeatureConfig(min_removed_lines=10, min_f2p=3)
+    )
     review = review_stage(gen)
     assert review.kept == ["a"]
-    assert review.dropped["b"].startswith("too_few_removed_lines") and review.dropped["c"].startswith("no_tested")
-    strict = gen.model_copy(update={"config": FeatureConfig()})  # ACE-Bench's defaults: > 100 lines, >= 10 F2P
+    assert review.dropped["b"].startswith("too_few_removed_lines") and review.dropped["c"].startswith(
+        "no_tested"
+    )
+    strict = gen.model_copy(
+        update={"config": FeatureConfig()}
+    )  # ACE-Bench's defaults: > 100 lines, >= 10 F2P
     assert review_stage(strict).kept == []
 
 
@@ -120,9 +135,16 @@ def test_requirement_markers_for_the_image_python() -> None:
 
 @pytest.mark.parametrize(
     ("path", "restored"),
-    [("tests/test_x.py", True), ("tests/data/a.json", True), ("pkg/conftest.py", True), ("pyproject.toml", True),
-     ("test_root.py", True), ("pkg/mod.py", False), ("docs/pyproject.toml", False)],
-)  # fmt: skip
+    [
+        ("tests/test_x.py", True),
+        ("tests/data/a.json", True),
+        ("pkg/conftest.py", True),
+        ("pyproject.toml", True),
+        ("test_root.py", True),
+        ("pkg/mod.py", False),
+        ("docs/pyproject.toml", False),
+    ],
+)
 def test_is_test_path(path: str, restored: bool) -> None:
     assert is_test_path(path) is restored
 
@@ -135,15 +157,27 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 def test_compose_restores_tests_and_appends_level_two_modules(tmp_path: Path) -> None:
     ws, sub = tmp_path / "ws", tmp_path / "sub"
-    _write(ws, {
-        "eval/restore/tests/test_a.py": "real test\n", "eval/restore/pyproject.toml": "real\n",
-        "eval/base/pkg/mod.py": "def f():\n    raise NotImplementedError\n", "eval/base/pkg/other.py": "x = 1\n",
-    })  # fmt: skip
-    _write(sub, {
-        "pkg/mod.py": "from __future__ import annotations\ndef f():\n    return 1\n", "pkg/new.py": "y = 2\n",
-        "tests/test_a.py": "forged\n", "tests/conftest.py": "forged\n", "pkg/conftest.py": "forged\n",
-        "pyproject.toml": "forged\n", "eval/restore/tests/test_a.py": "forged\n",
-    })  # fmt: skip
+    _write(
+        ws,
+        {
+            "eval/restore/tests/test_a.py": "real test\n",
+            "eval/restore/pyproject.toml": "real\n",
+            "eval/base/pkg/mod.py": "def f():\n    raise NotImplementedError\n",
+            "eval/base/pkg/other.py": "x = 1\n",
+        },
+    )
+    _write(
+        sub,
+        {
+            "pkg/mod.py": "from __future__ import annotations\ndef f():\n    return 1\n",
+            "pkg/new.py": "y = 2\n",
+            "tests/test_a.py": "forged\n",
+            "tests/conftest.py": "forged\n",
+            "pkg/conftest.py": "forged\n",
+            "pyproject.toml": "forged\n",
+            "eval/restore/tests/test_a.py": "forged\n",
+        },
+    )
     feature_compose.main(2, str(sub), str(ws))
     assert (ws / "tests/test_a.py").read_text() == "real test\n"
     assert (ws / "pyproject.toml").read_text() == "real\n"
@@ -172,10 +206,22 @@ def test_compose_level_one_takes_the_submission_whole(tmp_path: Path) -> None:
 def test_prompt_levels() -> None:
     from taskfoundry.kinds.feature.results import InterfaceObject
 
-    obj = InterfaceObject(name="slugify", module="featlib.slug", file="featlib/slug.py", kind="function",
-                          signature="def slugify(title: str) -> str:", docstring="A URL-safe slug.")  # fmt: skip
-    values = dict(project="featlib", repository="local/featlib", interface=[obj],
-                  imports=["from featlib.slug import slugify"], test_command="python -m pytest t.py", test_timeout=60)  # fmt: skip
+    obj = InterfaceObject(
+        name="slugify",
+        module="featlib.slug",
+        file="featlib/slug.py",
+        kind="function",
+        signature="def slugify(title: str) -> str:",
+        docstring="A URL-safe slug.",
+    )
+    values = dict(
+        project="featlib",
+        repository="local/featlib",
+        interface=[obj],
+        imports=["from featlib.slug import slugify"],
+        test_command="python -m pytest t.py",
+        test_timeout=60,
+    )
     one, two = render_prompt(level=1, **values), render_prompt(level=2, **values)
     for text in (one, two):
         assert "def slugify(title: str) -> str:" in text and "A URL-safe slug." in text

@@ -146,8 +146,22 @@ def wheelhouse(requirements: list[str], cache: Path) -> tuple[Path, list[str], l
 
 def _download(requirements: list[str], dest: Path) -> str | None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-         "--only-binary=:all:", "--python-version", IMAGE_PYTHON, "--dest", str(dest), *requirements],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary=:all:",
+            "--python-version",
+            IMAGE_PYTHON,
+            "--dest",
+            str(dest),
+            *requirements,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return None if proc.returncode == 0 else proc.stderr.strip()

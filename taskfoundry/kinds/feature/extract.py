@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from taskfoundry.kinds.feature.objects import ObjectRef
 from taskfoundry.kinds.feature.results import InterfaceObject
@@ -54,7 +55,7 @@ def _is_private(qualname: str) -> bool:
 class _Index(cst.CSTVisitor):
     """Every function and class reachable by a dotted qualname (no nested functions)."""
 
-    METADATA_DEPENDENCIES = (cst.metadata.PositionProvider,)
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, file: str) -> None:
         self.file = file
@@ -63,7 +64,7 @@ class _Index(cst.CSTVisitor):
         self.in_function = 0
 
     def _add(self, node: cst.FunctionDef | cst.ClassDef) -> None:
-        pos = self.get_metadata(cst.metadata.PositionProvider, node)
+        pos = self.get_metadata(PositionProvider, node)
         qual = ".".join([*self.stack, node.name.value])
         self.defs.setdefault(qual, _Def(self.file, qual, node, pos.end.line - pos.start.line + 1))
 

@@ -31,7 +31,9 @@ PLUGIN_DIR = "/tmp"
 TRACE_OUT = "/tmp/tf-trace.json"  # the plugin sits beside it in /tmp
 
 
-def trace_files(env: EnvStage, settings: FeatureSettings, client: docker.DockerClient) -> dict[str, FileTrace]:
+def trace_files(
+    env: EnvStage, settings: FeatureSettings, client: docker.DockerClient
+) -> dict[str, FileTrace]:
     """Run the passing test files once with the tracer: test file -> what its tests called."""
     plugin = resources.files("taskfoundry.assets").joinpath("feature_trace.py").read_bytes()
     with DockerSandbox(env.image, CHECK_LIMITS, client=client) as box:
@@ -41,7 +43,9 @@ def trace_files(env: EnvStage, settings: FeatureSettings, client: docker.DockerC
         environ = {"PYTHONPATH": PLUGIN_DIR, "TF_TRACE_ROOT": "/workspace", "TF_TRACE_OUT": TRACE_OUT}
         cfg = settings.feature
         # -p before the files: the plugin is loaded for this run only
-        _, tail = runner.pytest(["-p", "feature_trace", *env.passing_files], cfg.test_timeout, cfg.suite_timeout * 2, environ)
+        _, tail = runner.pytest(
+            ["-p", "feature_trace", *env.passing_files], cfg.test_timeout, cfg.suite_timeout * 2, environ
+        )
         try:
             data = json.loads(box.get_file(TRACE_OUT))
         except (FileNotFoundError, json.JSONDecodeError) as exc:
@@ -53,7 +57,11 @@ def trace_files(env: EnvStage, settings: FeatureSettings, client: docker.DockerC
 
 
 def generate_stage(
-    src: SourceResult, build: BuildStage | None, env: EnvStage, settings: FeatureSettings, client: docker.DockerClient
+    src: SourceResult,
+    build: BuildStage | None,
+    env: EnvStage,
+    settings: FeatureSettings,
+    client: docker.DockerClient,
 ) -> CandidatesStage:
     traces = trace_files(env, settings, client)
     project = Project(env.repo)
@@ -63,11 +71,15 @@ def generate_stage(
         cand = candidate(project, f2p, env.passing_files, traces, settings, _unique(f2p, names))
         log.info("%s: candidate %s: %s", src.task_id, f2p, cand.dropped or f"{cand.removed_lines} lines")
         candidates.append(cand)
-    return CandidatesStage(env=env, traced_tests=len(env.tests), candidates=candidates, config=settings.feature)
+    return CandidatesStage(
+        env=env, traced_tests=len(env.tests), candidates=candidates, config=settings.feature
+    )
 
 
 def _unique(f2p: str, taken: set[str]) -> str:
-    stem = re.sub(r"[^a-z0-9]+", "-", Path(f2p).stem.removeprefix("test_").removesuffix("_test").lower()).strip("-")
+    stem = re.sub(
+        r"[^a-z0-9]+", "-", Path(f2p).stem.removeprefix("test_").removesuffix("_test").lower()
+    ).strip("-")
     name, n = stem or "feature", 2
     while name in taken:
         name, n = f"{stem}-{n}", n + 1
@@ -109,7 +121,11 @@ def candidate(
     cand.stripped, cand.interface = ex.stripped, ex.interface
     cand.removed_lines, cand.capped = ex.removed_lines, ex.capped
     if not ex.stripped:
-        why = f"P2P tests reach every tested object ({', '.join(ex.skipped)})" if ex.skipped else "nothing to remove"
+        why = (
+            f"P2P tests reach every tested object ({', '.join(ex.skipped)})"
+            if ex.skipped
+            else "nothing to remove"
+        )
         return _drop(cand, "nothing_removed", why)
     return cand
 

@@ -27,8 +27,7 @@ import docker
 from taskfoundry import atomic
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.evaluate.models import TaskImageMissing
+from taskfoundry.evaluate.models import EvaluationResult, TaskImageMissing
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.harness.models import EvalStepError
 from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
@@ -106,7 +105,9 @@ def _run(
         )
         env = {"HOME": config.home, **TEST_ENV}
         command = f"cd {WS} && {task.test_command}"
-        run = steps.run_untrusted(box, "run_tests", command, "/tmp/tf-tests.log", config.test_timeout, env=env)
+        run = steps.run_untrusted(
+            box, "run_tests", command, "/tmp/tf-tests.log", config.test_timeout, env=env
+        )
         xml = _results(box, config)
     grade_branch(result, branch, expected, set(expected), run, xml)
 

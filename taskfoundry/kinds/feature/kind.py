@@ -38,7 +38,9 @@ class FeatureKind:
     name: ClassVar[str] = "feature"
     shared_build: ClassVar[bool] = False  # the environment stage installs the repo and its test deps
     stages: ClassVar[Mapping[Part, KindStage]] = {
-        "start_state": KindStage("environment", environment_stage.__module__, for_feature, docker_builds=True),
+        "start_state": KindStage(
+            "environment", environment_stage.__module__, for_feature, docker_builds=True
+        ),
         "generate": KindStage("trace", generate_stage.__module__, for_feature),
         "review": KindStage("review", review_stage.__module__),
         "validate": KindStage("validate", validate_stage.__module__, for_feature),

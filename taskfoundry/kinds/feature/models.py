@@ -14,7 +14,9 @@ class FeatureTaskYaml(TaskYaml):
     kind: str = "feature"
     level: int = Field(description="1: the stripped repository is given; 2: only the interface")
     feature: str = Field(description="the feature's name, from its F2P test file")
-    f2p: list[str] = Field(description="fail-to-pass tests (JUnit ids): fail stripped, pass with the reference")
+    f2p: list[str] = Field(
+        description="fail-to-pass tests (JUnit ids): fail stripped, pass with the reference"
+    )
     p2p: list[str] = Field(description="pass-to-pass tests (JUnit ids): pass on both")
     f2p_files: list[str]
     p2p_files: list[str]

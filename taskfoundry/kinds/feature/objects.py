@@ -42,9 +42,15 @@ class Project:
             for path in sorted(root.rglob("*.py")):
                 rel_root = path.relative_to(root)
                 parts = rel_root.parts
-                if TEST_DIRS.intersection(parts[:-1]) or is_test_file(parts[-1]) or parts[-1] == "conftest.py":
+                if (
+                    TEST_DIRS.intersection(parts[:-1])
+                    or is_test_file(parts[-1])
+                    or parts[-1] == "conftest.py"
+                ):
                     continue
-                if len(parts) > 1 and not all((root.joinpath(*parts[:i]) / "__init__.py").exists() for i in range(1, len(parts))):
+                if len(parts) > 1 and not all(
+                    (root.joinpath(*parts[:i]) / "__init__.py").exists() for i in range(1, len(parts))
+                ):
                     continue  # not inside a package chain
                 if root == repo and parts[0] in ("setup.py", "src", "docs", "doc", "examples", "benchmarks"):
                     continue
@@ -128,7 +134,9 @@ def _imported(project: Project, tree: ast.Module) -> dict[str, Bound]:
             for alias in node.names:
                 local = alias.asname or alias.name
                 sub = f"{node.module}.{alias.name}"
-                names[local] = ("module", sub) if project.is_module(sub) else ("object", f"{node.module}:{alias.name}")
+                names[local] = (
+                    ("module", sub) if project.is_module(sub) else ("object", f"{node.module}:{alias.name}")
+                )
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] not in project.tops:
@@ -146,7 +154,9 @@ def _uses(project: Project, tree: ast.Module, names: dict[str, Bound]) -> list[_
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert):
             asserted.update(id(n) for n in ast.walk(node))
-        elif isinstance(node, ast.With | ast.AsyncWith) and any("raises" in ast.unparse(i.context_expr) for i in node.items):
+        elif isinstance(node, ast.With | ast.AsyncWith) and any(
+            "raises" in ast.unparse(i.context_expr) for i in node.items
+        ):
             for stmt in node.body:
                 asserted.update(id(n) for n in ast.walk(stmt))
     uses: list[_Use] = []

@@ -30,7 +30,13 @@ from taskfoundry.kinds.feature import names as fnames
 from taskfoundry.kinds.feature.images import commit_image
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
-from taskfoundry.kinds.feature.results import CandidatesStage, EnvStage, ReviewStage, ValidatedTask, VerdictStage
+from taskfoundry.kinds.feature.results import (
+    CandidatesStage,
+    EnvStage,
+    ReviewStage,
+    ValidatedTask,
+    VerdictStage,
+)
 from taskfoundry.kinds.feature.runner import INSTALL, pytest_command, repo_files
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.models import Branch, TaskStats, TestsJson, branch_key, save_json, save_yaml
@@ -38,7 +44,16 @@ from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.package import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
-STEERING = {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "setup.cfg", "pyproject.toml"}
+STEERING = {
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+}
 RESULTS = "/tmp/tf-results.xml"
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
 _GIT = (
@@ -53,8 +68,10 @@ def is_test_path(rel: str) -> bool:
     name = parts[-1]
     if len(parts) == 1 and name in STEERING:
         return True
-    return name == "conftest.py" or (len(parts) > 1 and parts[0] in TEST_DIRS) or (
-        name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    return (
+        name == "conftest.py"
+        or (len(parts) > 1 and parts[0] in TEST_DIRS)
+        or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
     )
 
 
@@ -85,7 +102,7 @@ def suite_tarball(original: Mapping[str, bytes], task: ValidatedTask, level: int
         files |= {f"eval/base/{rel}": data for rel, data in base.items() if not is_test_path(rel)}
     compose = resources.files("taskfoundry.assets").joinpath("feature_compose.py").read_bytes()
     files["eval/compose.py"] = compose
-    files["eval/run.sh"] = f"#!/bin/sh\ncd {WORKSPACE} && exec {command} \"$@\"\n".encode()
+    files["eval/run.sh"] = f'#!/bin/sh\ncd {WORKSPACE} && exec {command} "$@"\n'.encode()
     return _tar_gz(files)
 
 
@@ -100,10 +117,14 @@ def solution_tarball(original: Mapping[str, bytes], task: ValidatedTask, level: 
 def reference_image(env: EnvStage, names: TaskNames, client: docker.DockerClient) -> str:
     commands = [INSTALL, f"chown -R 1000:1000 {WORKSPACE}"]
     log = fnames.context_dir(names, "reference.log")
-    return commit_image(client, env.image, repo_files(env.repo), commands, f"{names.namespace}/feature-reference", log)[0]
+    return commit_image(
+        client, env.image, repo_files(env.repo), commands, f"{names.namespace}/feature-reference", log
+    )[0]
 
 
-def start_image(env: EnvStage, names: TaskNames, task: ValidatedTask, level: int, client: docker.DockerClient) -> str:
+def start_image(
+    env: EnvStage, names: TaskNames, task: ValidatedTask, level: int, client: docker.DockerClient
+) -> str:
     files = start_files(repo_files(env.repo), task)
     commands = [INSTALL, "rm -rf *.egg-info"]
     if level == 2:  # the install made with the stripped tree, the tree itself left behind
@@ -155,8 +176,22 @@ def package_stage(
     for task in verdict.tasks:
         for level in settings.feature.levels:
             written.append(
-                _write_task(src, env, gen, review, verdict, task, level, original, tops, reference,
-                            settings.feature.test_timeout, names, client, stage_seconds)  # fmt: skip
+                _write_task(
+                    src,
+                    env,
+                    gen,
+                    review,
+                    verdict,
+                    task,
+                    level,
+                    original,
+                    tops,
+                    reference,
+                    settings.feature.test_timeout,
+                    names,
+                    client,
+                    stage_seconds,
+                )
             )
     return written
 
@@ -243,10 +278,17 @@ def _write_task(
                     "notes": env.notes,
                 },
                 "candidates": [
-                    {"name": c.name, "f2p_file": c.f2p_file, "objects": c.objects, "removed_lines": c.removed_lines,
-                     "capped": c.capped, "dropped": c.dropped, "detail": c.detail}
+                    {
+                        "name": c.name,
+                        "f2p_file": c.f2p_file,
+                        "objects": c.objects,
+                        "removed_lines": c.removed_lines,
+                        "capped": c.capped,
+                        "dropped": c.dropped,
+                        "detail": c.detail,
+                    }
                     for c in gen.candidates
-                ],  # fmt: skip
+                ],
                 "review_dropped": review.dropped,
                 "validate_dropped": verdict.dropped,
                 "stripped_files": sorted(cand.stripped),

@@ -86,7 +86,9 @@ def _parse(line: str) -> str | None:
         req = Requirement(line)
     except InvalidRequirement:
         return None
-    if req.marker is not None and not any(req.marker.evaluate(IMAGE_ENV | {"extra": e}) for e in ("", *TEST_EXTRAS)):
+    if req.marker is not None and not any(
+        req.marker.evaluate(IMAGE_ENV | {"extra": e}) for e in ("", *TEST_EXTRAS)
+    ):
         return None
     if req.url:
         return None  # a direct URL cannot be fetched into the wheelhouse
@@ -99,10 +101,22 @@ def _from_metadata(repo: Path, tmp: Path) -> list[str]:
     out, copy = tmp / "wheel", tmp / "src"
     shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
-         "--wheel-dir", str(out), str(copy)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--wheel-dir",
+            str(out),
+            str(copy),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wheel = next(out.glob("*.whl"), None)
     if proc.returncode != 0 or wheel is None:
         raise BuildError(f"cannot build the project's wheel to read its requirements: {proc.stderr[-1500:]}")

@@ -18,9 +18,13 @@ def review_stage(gen: CandidatesStage) -> ReviewStage:
         if cand.dropped:
             dropped[cand.name] = f"{cand.dropped}: {cand.detail}"
         elif cand.removed_lines <= cfg.min_removed_lines:
-            dropped[cand.name] = f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
+            dropped[cand.name] = (
+                f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
+            )
         elif per_file.get(cand.f2p_file, 0) < cfg.min_f2p:
-            dropped[cand.name] = f"too_few_f2p: {per_file.get(cand.f2p_file, 0)} tests (needs >= {cfg.min_f2p})"
+            dropped[cand.name] = (
+                f"too_few_f2p: {per_file.get(cand.f2p_file, 0)} tests (needs >= {cfg.min_f2p})"
+            )
         else:
             kept.append(cand.name)
     return ReviewStage(kept=kept, dropped=dropped)

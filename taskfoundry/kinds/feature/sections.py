@@ -7,5 +7,10 @@ from taskfoundry.kinds.feature.settings import FeatureSettings
 
 
 def for_feature(config: Config) -> FeatureSettings:
-    return FeatureSettings(out=config.out, namespace=config.namespace, base=config.base,
-                           feature=config.feature, harness=config.eval)  # fmt: skip
+    return FeatureSettings(
+        out=config.out,
+        namespace=config.namespace,
+        base=config.base,
+        feature=config.feature,
+        harness=config.eval,
+    )

@@ -22,10 +22,13 @@ class FeatureConfig(BaseModel):
     p2p_files: int = Field(8, ge=0, description="passing test files run as pass-to-pass per task")
     test_timeout: float = Field(60, gt=0, description="seconds one test may run (pytest-timeout)")
     suite_timeout: float = Field(1200, gt=0, description="seconds one pytest run may take")
-    levels: list[int] = Field(default_factory=lambda: [1, 2], description="1: stripped repo; 2: interface only")
+    levels: list[int] = Field(
+        default_factory=lambda: [1, 2], description="1: stripped repo; 2: interface only"
+    )
     max_tasks: int | None = Field(None, ge=1, description="keep at most this many features per source")
     test_requires: list[str] = Field(
-        default_factory=list, description="more requirements of the test suite (taskfoundry.yaml adds its own)"
+        default_factory=list,
+        description="more requirements of the test suite (taskfoundry.yaml adds its own)",
     )
 
 

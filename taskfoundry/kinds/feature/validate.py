@@ -85,9 +85,7 @@ def validate_one(
     passed_ref = {j for j, s in ref.items() if s == "passed"}
     stripped_status = {c.junit: c.status for c in on_stripped}
     in_f2p_file = {c.junit for c in on_reference if c.file == cand.f2p_file}
-    p2p_broken = sorted(
-        j for j in passed_ref - in_f2p_file if stripped_status.get(j) != "passed"
-    )
+    p2p_broken = sorted(j for j in passed_ref - in_f2p_file if stripped_status.get(j) != "passed")
     if p2p_broken:
         return None, f"strip_breaks_p2p: {len(p2p_broken)} P2P tests fail stripped, e.g. {p2p_broken[:3]}"
     f2p = sorted(j for j in passed_ref & in_f2p_file if stripped_status.get(j) != "passed")
