@@ -37,7 +37,7 @@ from taskfoundry.kinds.feature.results import (
     ValidatedTask,
     VerdictStage,
 )
-from taskfoundry.kinds.feature.runner import INSTALL, pytest_command, repo_files
+from taskfoundry.kinds.feature.runner import INSTALL, MTIME, pytest_command, repo_files
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.models import Branch, TaskStats, TestsJson, branch_key, save_json, save_yaml
 from taskfoundry.naming import TaskNames
@@ -87,7 +87,7 @@ def _tar_gz(files: Mapping[str, bytes], prefix: str = "") -> bytes:
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for rel, data in sorted(files.items()):
             info = tarfile.TarInfo(f"{prefix}{rel}")
-            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            info.size, info.mode, info.mtime = len(data), 0o644, MTIME
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 

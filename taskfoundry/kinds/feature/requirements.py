@@ -37,7 +37,9 @@ REQUIREMENT_FILES = (
     "requirements/test.txt",
     "requirements/tests.txt",
 )
-ALWAYS = ("pytest", "pytest-timeout")  # the runner and the per-test timeout
+# the runner, the per-test timeout, and what hatchling asks for an editable install (pip does
+# not fetch it without build isolation)
+ALWAYS = ("pytest", "pytest-timeout", "editables")
 IMAGE_ENV = {
     "python_version": "3.13",
     "python_full_version": "3.13.5",

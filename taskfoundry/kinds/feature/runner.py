@@ -28,6 +28,9 @@ PYTHON = f"{VENV}/bin/python"
 RESULTS = "/tmp/tf-results.xml"
 CHECK_LIMITS = SandboxLimits(memory_mb=4096, pids=1024, output_bytes=16 * 1024 * 1024)
 INSTALL = f"{PYTHON} -m pip install --no-index --no-deps --no-build-isolation --no-cache-dir --quiet -e ."
+# a fixed time for files put into containers: reproducible, and after 1980 (a wheel is a zip,
+# which cannot hold older timestamps; an editable install of a flit project builds one)
+MTIME = 1_577_836_800  # 2020-01-01
 _SKIP_DIRS = {".git", ".tox", ".nox", ".venv", "venv", "__pycache__", ".pytest_cache", "build", "dist"}
 
 
@@ -56,8 +59,7 @@ def tree_tar(files: Mapping[str, bytes]) -> bytes:
     with tarfile.open(fileobj=buf, mode="w") as tar:
         for rel, data in sorted(files.items()):
             info = tarfile.TarInfo(rel)
-            info.size = len(data)
-            info.mode = 0o644
+            info.size, info.mode, info.mtime = len(data), 0o644, MTIME
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
