@@ -100,7 +100,7 @@ def _run(
             "compose_workspace",
             f"python3 -I {WS}/eval/compose.py {task.level} {UNPACKED} {WS} && rm -rf {UNPACKED} "
             f"&& chown -R {worker} {WS} && chown -R 0:0 {WS}/eval && chmod -R go-rwx {WS}/eval "
-            f"&& chown 0:0 {WS} && chmod 0755 {WS} && rm -f {RESULTS}",
+            f"&& rm -f {RESULTS}",
             root=True,
         )
         env = {"HOME": config.home, **TEST_ENV}

@@ -27,6 +27,7 @@ VENV = "/opt/tf-venv"
 PYTHON = f"{VENV}/bin/python"
 RESULTS = "/tmp/tf-results.xml"
 CHECK_LIMITS = SandboxLimits(memory_mb=4096, pids=1024, output_bytes=16 * 1024 * 1024)
+WORKER = "1000:1000"  # the tests run as the worker, as they will when graded
 INSTALL = f"{PYTHON} -m pip install --no-index --no-deps --no-build-isolation --no-cache-dir --quiet -e ."
 # a fixed time for files put into containers: reproducible, and after 1980 (a wheel is a zip,
 # which cannot hold older timestamps; an editable install of a flit project builds one)
@@ -88,7 +89,7 @@ class RepoBox:
         self.box.container.put_archive(WORKSPACE, tree_tar(files))
         if not install:
             return ""
-        res = self.box.exec(INSTALL, timeout=600, workdir=WORKSPACE, user="0:0")
+        res = self.box.exec(f"{INSTALL} && chown -R {WORKER} .", timeout=600, workdir=WORKSPACE, user="0:0")
         if not res.ok:
             raise SandboxError(f"editable install of the project failed: {res.text()[-1500:]}")
         return res.text()
@@ -96,6 +97,7 @@ class RepoBox:
     def put(self, files: Mapping[str, bytes]) -> None:
         """Overwrite these files of the loaded tree."""
         self.box.container.put_archive(WORKSPACE, tree_tar(files))
+        self.box.exec(f"chown -R {WORKER} {WORKSPACE}", timeout=120, user="0:0")
 
     def pytest(
         self, files: list[str], test_timeout: float, timeout: float, env: Mapping[str, str] | None = None
@@ -103,7 +105,11 @@ class RepoBox:
         """Run `files`; the cases of the JUnit report and pytest's output tail."""
         self.box.exec(f"rm -f {RESULTS}", timeout=30, user="0:0")
         res = self.box.exec(
-            pytest_command(files, test_timeout), timeout=timeout, workdir=WORKSPACE, env=env, user="0:0"
+            pytest_command(files, test_timeout),
+            timeout=timeout,
+            workdir=WORKSPACE,
+            env={"HOME": "/home/worker", **(env or {})},
+            user=WORKER,
         )
         tail = res.text()[-3000:]
         if res.timed_out:
