@@ -41,7 +41,17 @@ def test_an_unknown_kind_lists_the_kinds() -> None:
         Config(kind="proggram")
 
 
-@pytest.mark.parametrize("name", ["function", "feature"])
+def test_the_feature_kind_is_built() -> None:
+    kind = make_kind("feature")
+    assert kind.name == "feature" and [s.name for s in kind.stages.values()] == [
+        "environment",
+        "trace",
+        "review",
+        "validate",
+    ]
+
+
+@pytest.mark.parametrize("name", ["function"])
 def test_a_planned_kind_is_not_built_yet(name: str) -> None:
     assert name in KINDS  # named, with a folder of its own
     with pytest.raises(KindNotBuilt, match=rf"the {name} task kind is not built yet .*built kinds: program"):
