@@ -216,9 +216,10 @@ def extract(
             continue
         methods = [q for q in defs(ref.file) if q.startswith(f"{ref.name}.") and q.count(".") == 1]
         reached = [m for m in methods if f"{ref.file}::{m}" in f2p.calls]
+        at = len(result.interface)  # the class goes before its methods
         taken = [m for m in reached if take(ref.file, m, not _is_private(m))]
         if taken:
-            _interface(result, modules[ref.file], found, "class", True)
+            _interface(result, modules[ref.file], found, "class", True, at)
             queue.extend(f"{ref.file}::{m}" for m in taken)
         else:
             result.skipped.append(ref.key)
@@ -238,9 +239,12 @@ def extract(
     return result
 
 
-def _interface(result: Extraction, module: cst.Module, d: _Def, kind: str, top: bool) -> None:
+def _interface(
+    result: Extraction, module: cst.Module, d: _Def, kind: str, top: bool, at: int | None = None
+) -> None:
     doc = d.node.get_docstring() or ""
-    result.interface.append(
+    result.interface.insert(
+        len(result.interface) if at is None else at,
         InterfaceObject(
             name=d.qualname,
             module=module_of(d.file),
@@ -249,5 +253,5 @@ def _interface(result: Extraction, module: cst.Module, d: _Def, kind: str, top: 
             signature=signature(module, d.node),
             docstring=doc,
             top=top,
-        )
+        ),
     )
