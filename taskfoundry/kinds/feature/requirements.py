@@ -36,6 +36,11 @@ REQUIREMENT_FILES = (
     "tests/requirements.txt",
     "requirements/test.txt",
     "requirements/tests.txt",
+    # development lists often hold the test plugins too (pytest-cov's marks, hypothesis); what
+    # has no wheel for the image (linters pinned for other Pythons) is left out, with a note
+    "requirements-dev.txt",
+    "dev-requirements.txt",
+    "requirements/dev.txt",
 )
 # the runner, the per-test timeout, and what hatchling asks for an editable install (pip does
 # not fetch it without build isolation)
