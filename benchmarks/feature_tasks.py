@@ -143,7 +143,7 @@ def main() -> None:
     print("## Yield per stage\n")
     print(
         "| source | tests | test files | passing files | candidates | extracted | reviewed | validated "
-        "| tasks | dropped at validation | seconds | error |"
+        "| tasks | dropped (review + validation), by reason | seconds | error |"
     )
     print("|" + "---|" * 12)
     for r in rows:
