@@ -45,6 +45,16 @@ def test_tested_objects_follow_module_imports_and_leave_test_utilities(tmp_path:
     assert [r.key for r in objects_of(project, "tests/test_misc.py")] == ["featlib.slug:slugify"]
 
 
+def test_tested_objects_through_star_imports(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "from .more import *\n",
+        "pkg/more.py": "def chunked(xs, n):\n    return [xs[i : i + n] for i in range(0, len(xs), n)]\n",
+        "tests/test_more.py": "import pkg as mi\n\ndef test_c():\n    assert mi.chunked([1, 2, 3], 2)\n",
+    }
+    _write(tmp_path, files)
+    assert [r.key for r in objects_of(Project(tmp_path), "tests/test_more.py")] == ["pkg.more:chunked"]
+
+
 def _trace(calls: list[str], edges: list[tuple[str, str]] = ()) -> FileTrace:  # type: ignore[assignment]
     return FileTrace(frozenset(calls), frozenset(edges))
 

@@ -75,12 +75,19 @@ class Project:
                 return ObjectRef(module, name, file, "function")
             if isinstance(node, ast.ClassDef) and node.name == name:
                 return ObjectRef(module, name, file, "class")
+        stars = []
         for node in tree.body:
             if isinstance(node, ast.ImportFrom):
                 source = _absolute(module, file, node)
                 for alias in node.names:
                     if (alias.asname or alias.name) == name and source:
                         return self.resolve(source, alias.name, depth + 1)
+                    if alias.name == "*" and source:
+                        stars.append(source)
+        for source in stars:  # `from .more import *` in a package's __init__
+            found = self.resolve(source, name, depth + 1)
+            if found is not None:
+                return found
         return None
 
 
