@@ -127,7 +127,7 @@ def build(
             kind=kind,
             **build_flags(seed, max_probes, resume, mutants),
         )
-        load_kind(config.kind)  # a kind not built yet fails here, before a flow starts
+        load_kind(config.kind)  # an unknown kind fails here, before a flow starts
         with shown_progress(show):
             task_dirs = build_flow(source, config)
     except TaskfoundryError as exc:

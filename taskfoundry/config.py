@@ -16,6 +16,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.filtering.filter import FilterConfig
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.kinds.feature.settings import FeatureConfig
 from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
@@ -94,6 +95,9 @@ class Config(BaseModel):
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     mutation: MutationConfig = Field(default_factory=MutationConfig)
     function: FunctionConfig = Field(default_factory=FunctionConfig, description="the function kind's stages")
+    feature: FeatureConfig = Field(
+        default_factory=FeatureConfig, description="the feature kind: thresholds, levels, budgets"
+    )
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
 
     @field_validator("kind")

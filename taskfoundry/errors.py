@@ -32,10 +32,6 @@ class ConfigError(TaskfoundryError):
     """A malformed config, recipe or task file."""
 
 
-class KindNotBuilt(ConfigError):
-    """A task kind that is named (and planned) but not built yet."""
-
-
 class SandboxError(TaskfoundryError):
     """The sandbox itself failed (daemon error, container gone): infrastructure, not a verdict."""
 
@@ -85,6 +81,10 @@ class DockerUnavailable(SandboxError):
 
 class ReleaseError(TaskfoundryError):
     """`catalog`: a release cannot be made or loaded; names the file or image."""
+
+
+class FeatureError(TaskfoundryError):
+    """The feature kind cannot make a task of this source (its tests do not run, none pass)."""
 
 
 class StageError(TaskfoundryError):

@@ -133,3 +133,15 @@ def function_tasks(prefect_harness, base_image, tmp_path_factory):  # type: igno
     )
     assert result.exit_code == 0, result.output + repr(result.exception)
     return out, sorted((out / "tasks").iterdir())
+
+
+@pytest.fixture(scope="session")
+def featlib_tasks(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """examples/featlib built once per session by the feature kind's flow, with thresholds low
+    enough for a small library and one feature kept (the first that validates): its task dirs."""
+    from taskfoundry.config import Config
+    from taskfoundry.flows.build import build_flow
+
+    out = tmp_path_factory.mktemp("featlib")
+    feature = {"min_removed_lines": 3, "min_f2p": 3, "max_tasks": 1}
+    return sorted(build_flow(str(EXAMPLES / "featlib"), Config(out=out, kind="feature", feature=feature)))

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from taskfoundry.cli import main
 from taskfoundry.config import Config, load_config
-from taskfoundry.errors import ConfigError, KindNotBuilt
+from taskfoundry.errors import ConfigError
 from taskfoundry.flows.tasks import BUILD, kind_pipeline
 from taskfoundry.kinds.base import PARTS, make_kind, unchanged
 from taskfoundry.kinds.program.kind import ProgramKind
@@ -52,21 +52,22 @@ def test_an_unknown_kind_lists_the_kinds() -> None:
         Config(kind="proggram")
 
 
-@pytest.mark.parametrize("name", ["feature"])
-def test_a_planned_kind_is_not_built_yet(name: str) -> None:
-    assert name in KINDS  # named, with a folder of its own
-    with pytest.raises(KindNotBuilt, match=rf"the {name} task kind is not built yet .*built kinds: program"):
-        make_kind(name)
+def test_the_feature_kind_is_built() -> None:
+    kind = make_kind("feature")
+    assert kind.name == "feature" and [s.name for s in kind.stages.values()] == [
+        "environment",
+        "trace",
+        "review",
+        "validate",
+    ]
 
 
-def test_build_with_a_kind_not_built_yet_fails_before_any_work(tmp_path: Path) -> None:
+def test_build_with_an_unknown_kind_fails_before_any_work(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["build", str(repo), "--out", str(out), "--kind", "feature"])
-    assert result.exit_code == 1
-    assert "the feature task kind is not built yet" in result.output
-    assert not out.exists()  # no flow ran: nothing resolved, nothing built
-    bad = CliRunner().invoke(main, ["build", str(repo), "--kind", "functions"])
+    bad = CliRunner().invoke(
+        main, ["build", str(repo), "--out", str(tmp_path / "out"), "--kind", "functions"]
+    )
+    assert not (tmp_path / "out").exists()  # no flow ran: nothing resolved, nothing built
     assert bad.exit_code == 2 and "'program', 'function', 'feature'" in bad.output
 
 

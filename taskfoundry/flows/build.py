@@ -26,7 +26,7 @@ def build_flow(source: str, config: Config) -> list[Path]:
 
     Run again after a crash, it resumes after the last stage that finished (see
     `taskfoundry.flows.cache`)."""
-    make_kind(config.kind)  # an unknown kind, or one not built yet, fails before any work
+    make_kind(config.kind)  # an unknown kind fails before any work
     ensure_limits(config)
     stage_log = StageLog.start(source)
     src = run_stage(stage_log, config, source_task, source, config.sources, config.work_dir)
@@ -44,8 +44,8 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         cut = kind.stages[part].section
         return cut(config) if cut else None
 
-    # a kind that needs no gold program (function) skips the shared build stage
-    builds = getattr(kind, "builds_program", True)
+    # a kind with no program to build (function, feature: a library) skips the shared build stage
+    builds = kind.builds_program
     build = run_stage(stage_log, config, build_task, src, sections.for_build(config)) if builds else None
     start = run_stage(stage_log, config, parts["start_state"], name, src, build, section("start_state"))
     suite = run_stage(stage_log, config, parts["generate"], name, src, build, start, section("generate"))

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
 
 import docker
 from pydantic import BaseModel
 
 from taskfoundry.config import Config
-from taskfoundry.errors import KindNotBuilt
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.registry import load_kind
 from taskfoundry.pipeline.results import BuildStage, SourceResult
@@ -52,6 +51,8 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
 
     name: ClassVar[str]
     stages: ClassVar[Mapping[Part, KindStage]]
+    # False: no program to build (a library): the shared build stage is skipped, `build` is None
+    builds_program: ClassVar[bool]
 
     def start_state(
         self, src: SourceResult, build: BuildStage, settings: Any, client: docker.DockerClient
@@ -123,24 +124,6 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
         ...
 
 
-class NotBuiltKind:
-    """A kind that is planned but not built: naming it is a clear error, not a crash later."""
-
-    name: ClassVar[str]
-    stages: ClassVar[Mapping[Part, KindStage]] = {}
-    plan: ClassVar[str]  # what the kind will be, for the error message
-
-    def __init__(self) -> None:
-        raise KindNotBuilt(
-            f"the {self.name} task kind is not built yet ({self.plan}); built kinds: program, function"
-        )
-
-    def _not_built(self, *args: object) -> NoReturn:
-        raise KindNotBuilt(f"the {self.name} task kind is not built yet")
-
-    start_state = generate = review = validate = strengthen = package = grade = _not_built
-
-
 def unchanged(
     src: SourceResult,
     build: BuildStage,
@@ -156,7 +139,6 @@ def unchanged(
 
 
 def make_kind(name: str) -> TaskKind[Any, Any, Any, Any]:
-    """The kind called `name`: an unknown name lists the kinds; a planned one not built yet
-    raises KindNotBuilt."""
+    """The kind called `name`: an unknown name is a ConfigError listing the kinds."""
     kind: TaskKind[Any, Any, Any, Any] = load_kind(name)
     return kind

@@ -1,1 +1,1 @@
-"""The feature kind (FeatureBench / ACE-Bench): not built yet; see `kind.FeatureKind`. No imports here."""
+"""The feature kind (FeatureBench / ACE-Bench): see `kind.FeatureKind`. No imports here."""

@@ -1,1 +1,1 @@
-"""The function kind (Code2Bench): not built yet; see `kind.FunctionKind`. No imports here."""
+"""The function kind (Code2Bench): see `kind.FunctionKind`. No imports here."""

@@ -38,6 +38,7 @@ class ProgramKind:
     three times and fail on every dummy, then measured (and strengthened) against mutants."""
 
     name: ClassVar[str] = "program"
+    builds_program: ClassVar[bool] = True
     stages: ClassVar[Mapping[Part, KindStage]] = {
         "start_state": KindStage(
             "cleanroom", start_state.__module__, sections.for_cleanroom, docker_builds=True

@@ -1,0 +1,5 @@
+"""featlib: word statistics, slugs and plain-text tables."""
+
+from featlib.defaults import DEFAULTS
+
+__all__ = ["DEFAULTS"]

@@ -1,0 +1,99 @@
+"""The validate part: each candidate run on the stripped repository and with the reference
+restored, in a container of the environment image.
+
+Stripped: every P2P test passes (else the stripping broke code the rest of the repository
+needs: dropped with the failing tests named), and F2P tests fail. Restored: every test of
+the F2P and P2P files passes. F2P = the F2P file's tests that fail stripped and pass
+restored; its other tests join P2P. Then the gates: more than `min_removed_lines` removed,
+at least `min_f2p` F2P tests.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import docker
+
+from taskfoundry.errors import SandboxError
+from taskfoundry.kinds.feature.results import (
+    Candidate,
+    CandidatesStage,
+    EnvStage,
+    ReviewStage,
+    ValidatedTask,
+    VerdictStage,
+)
+from taskfoundry.kinds.feature.runner import CHECK_LIMITS, RepoBox, repo_files
+from taskfoundry.kinds.feature.settings import FeatureSettings
+from taskfoundry.sandbox.docker import DockerSandbox
+
+log = logging.getLogger(__name__)
+
+
+def validate_stage(
+    gen: CandidatesStage,
+    review: ReviewStage,
+    env: EnvStage,
+    settings: FeatureSettings,
+    client: docker.DockerClient,
+) -> VerdictStage:
+    dropped = dict(review.dropped)
+    tasks: list[ValidatedTask] = []
+    original = repo_files(env.repo)
+    for cand in gen.candidates:
+        if cand.name not in review.kept:
+            continue
+        if settings.feature.max_tasks is not None and len(tasks) >= settings.feature.max_tasks:
+            dropped[cand.name] = f"max_tasks: {settings.feature.max_tasks} tasks kept already"
+            continue
+        try:
+            task, why = validate_one(cand, original, env, settings, client)
+        except SandboxError as exc:  # one candidate's infrastructure failure is its own
+            task, why = None, f"sandbox_error: {exc}"
+        if task is None:
+            dropped[cand.name] = why
+            log.info("feature %s dropped: %s", cand.name, why)
+        else:
+            tasks.append(task)
+    return VerdictStage(tasks=tasks, dropped=dropped)
+
+
+def validate_one(
+    cand: Candidate,
+    original: dict[str, bytes],
+    env: EnvStage,
+    settings: FeatureSettings,
+    client: docker.DockerClient,
+) -> tuple[ValidatedTask | None, str]:
+    cfg = settings.feature
+    files = [cand.f2p_file, *cand.p2p_files]
+    stripped = {rel: text.encode() for rel, text in cand.stripped.items()}
+    with DockerSandbox(env.image, CHECK_LIMITS, client=client) as box:
+        runner = RepoBox(box)
+        runner.load({**original, **stripped})
+        on_stripped, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout)
+        if not on_stripped:
+            return None, f"stripped_run_failed: {tail[-800:]}"
+        runner.put({rel: original[rel] for rel in stripped})
+        on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout)
+    if not on_reference:
+        return None, f"reference_run_failed: {tail[-800:]}"
+    ref = {c.junit: c.status for c in on_reference}
+    broken = sorted(j for j, s in ref.items() if s in ("failure", "error"))
+    if broken:
+        return None, f"reference_fails: {len(broken)} tests, e.g. {broken[:3]}"
+    passed_ref = {j for j, s in ref.items() if s == "passed"}
+    stripped_status = {c.junit: c.status for c in on_stripped}
+    in_f2p_file = {c.junit for c in on_reference if c.file == cand.f2p_file}
+    p2p_broken = sorted(j for j in passed_ref - in_f2p_file if stripped_status.get(j) != "passed")
+    if p2p_broken:
+        return None, f"strip_breaks_p2p: {len(p2p_broken)} P2P tests fail stripped, e.g. {p2p_broken[:3]}"
+    f2p = sorted(j for j in passed_ref & in_f2p_file if stripped_status.get(j) != "passed")
+    p2p = sorted(j for j in passed_ref if j not in f2p)
+    if not f2p:
+        return None, "no_f2p: every test of the F2P file passes on the stripped repository"
+    if len(f2p) < cfg.min_f2p:
+        return None, f"too_few_f2p: {len(f2p)} (needs >= {cfg.min_f2p})"
+    if cand.removed_lines <= cfg.min_removed_lines:
+        return None, f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
+    return ValidatedTask(candidate=cand, f2p=f2p, p2p=p2p), ""

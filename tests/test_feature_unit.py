@@ -1,0 +1,239 @@
+"""The feature kind's rules without Docker: tested objects, extraction, gates, composition, prompt."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.assets import feature_compose
+from taskfoundry.kinds.feature.env import split_files
+from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
+from taskfoundry.kinds.feature.objects import Project
+from taskfoundry.kinds.feature.objects import tested_objects as objects_of
+from taskfoundry.kinds.feature.package import is_test_path, render_prompt
+from taskfoundry.kinds.feature.requirements import _parse
+from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvStage, TestCase
+from taskfoundry.kinds.feature.review import review_stage
+from taskfoundry.kinds.feature.settings import FeatureConfig
+
+FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
+TS = "featlib/textstats.py"
+
+
+def test_tested_objects_named_like_the_file() -> None:
+    project = Project(FEATLIB)
+    assert {r.key for r in objects_of(project, "tests/test_textstats.py")} == {
+        "featlib.textstats:TextStats",
+        "featlib.textstats:summarize",
+    }
+    assert [r.kind for r in objects_of(project, "tests/test_slug.py")] == ["function", "function"]
+
+
+def test_tested_objects_follow_module_imports_and_leave_test_utilities(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    shutil.copytree(FEATLIB, repo)
+    # no module named like the file: the objects used inside assertions are taken; the
+    # helper defined in the test file itself and the conftest fixture are not the project's
+    (repo / "tests" / "test_misc.py").write_text(
+        "import featlib.slug as s\nfrom featlib import util\n\n"
+        "def helper():\n    return util.clamp(1, 0, 2)\n\n"
+        "def test_a(sample_text):\n    helper()\n    assert s.slugify(sample_text)\n"
+    )
+    project = Project(repo)
+    assert [r.key for r in objects_of(project, "tests/test_misc.py")] == ["featlib.slug:slugify"]
+
+
+def test_tested_objects_through_star_imports(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "from .more import *\n",
+        "pkg/more.py": "def chunked(xs, n):\n    return [xs[i : i + n] for i in range(0, len(xs), n)]\n",
+        "tests/test_more.py": "import pkg as mi\n\ndef test_c():\n    assert mi.chunked([1, 2, 3], 2)\n",
+    }
+    _write(tmp_path, files)
+    assert [r.key for r in objects_of(Project(tmp_path), "tests/test_more.py")] == ["pkg.more:chunked"]
+
+
+def _trace(calls: list[str], edges: list[tuple[str, str]] = ()) -> FileTrace:  # type: ignore[assignment]
+    return FileTrace(frozenset(calls), frozenset(edges))
+
+
+def test_extract_stubs_the_interface_and_deletes_private_callees() -> None:
+    project = Project(FEATLIB)
+    tops = objects_of(project, "tests/test_textstats.py")
+    calls = [f"{TS}::TextStats.tokens", f"{TS}::TextStats.top_words", f"{TS}::_rank", f"{TS}::_strip_stop"]
+    edges = [
+        (f"{TS}::TextStats.top_words", f"{TS}::_rank"),
+        (f"{TS}::TextStats.tokens", f"{TS}::_strip_stop"),
+    ]
+    ex = extract(FEATLIB, tops, _trace(calls, edges), {"featlib/util.py::words"}, cap=1000)
+    text = ex.stripped[TS]
+    assert "def _rank" not in text and "def _strip_stop" not in text  # private callees deleted
+    assert "def _ngrams" in text  # not reached by the F2P tests: stays
+    assert "def top_words(self, k: int = 3) -> list[tuple[str, int]]:" in text
+    assert "The `k` most frequent words" in text and STUB in text  # docstring kept, body gone
+    assert "return _rank(Counter(self.tokens()))[:k]" not in text
+    assert "def reading_minutes" in text and "return -(-count // wpm)" in text  # not traced: kept
+    compile(text, TS, "exec")
+    names = [i.name for i in ex.interface]
+    assert names[0] == "TextStats" and {"TextStats.top_words", "TextStats.tokens"} <= set(names)
+    assert ex.removed_lines == removed_lines((FEATLIB / TS).read_text(), text) > 0
+
+
+def test_extract_keeps_what_p2p_reaches_and_caps() -> None:
+    project = Project(FEATLIB)
+    tops = objects_of(project, "tests/test_slug.py")
+    calls = ["featlib/slug.py::slugify", "featlib/slug.py::unique_slug"]
+    ex = extract(FEATLIB, tops, _trace(calls), {"featlib/slug.py::slugify"}, cap=1000)
+    assert [i.name for i in ex.interface] == ["unique_slug"]
+    assert ex.skipped == ["featlib.slug:slugify"]
+    capped = extract(FEATLIB, tops, _trace(calls), set(), cap=5)
+    assert capped.capped and not capped.stripped
+
+
+def test_split_files_leaves_out_failing_and_skipped_files() -> None:
+    cases = [
+        TestCase(junit="tests.test_a.t1", file="tests/test_a.py", status="passed"),
+        TestCase(junit="tests.test_a.t2", file="tests/test_a.py", status="skipped"),
+        TestCase(junit="tests.test_b.t1", file="tests/test_b.py", status="passed"),
+        TestCase(junit="tests.test_b.t2", file="tests/test_b.py", status="failure"),
+        TestCase(junit="tests.test_c.t1", file="tests/test_c.py", status="skipped"),
+        TestCase(junit="pkg.mod.doctest", file="pkg/mod.py", status="passed"),
+    ]
+    passing, failing = split_files(cases)
+    assert passing == ["tests/test_a.py"]
+    assert failing == {"tests/test_b.py": "1 of 2 tests fail", "tests/test_c.py": "every test is skipped"}
+
+
+def test_review_gates(tmp_path: Path) -> None:
+    env = EnvStage(
+        image="i",
+        built=False,
+        repo=tmp_path,
+        project="p",
+        requirements=[],
+        passing_files=[],
+        failing_files={},
+        tests=[TestCase(junit=f"t.test_a.t{i}", file="t/test_a.py", status="passed") for i in range(3)],
+    )
+    cands = [
+        Candidate(name="a", f2p_file="t/test_a.py", p2p_files=[], removed_lines=50),
+        Candidate(name="b", f2p_file="t/test_a.py", p2p_files=[], removed_lines=5),
+        Candidate(name="c", f2p_file="t/test_a.py", p2p_files=[], dropped="no_tested_objects", detail="x"),
+    ]
+    gen = CandidatesStage(
+        env=env, traced_tests=3, candidates=cands, config=FeatureConfig(min_removed_lines=10, min_f2p=3)
+    )
+    review = review_stage(gen)
+    assert review.kept == ["a"]
+    assert review.dropped["b"].startswith("too_few_removed_lines") and review.dropped["c"].startswith(
+        "no_tested"
+    )
+    strict = gen.model_copy(
+        update={"config": FeatureConfig()}
+    )  # ACE-Bench's defaults: > 100 lines, >= 10 F2P
+    assert review_stage(strict).kept == []
+
+
+def test_requirement_markers_for_the_image_python() -> None:
+    assert _parse('tomli>=1; python_version < "3.11"') is None
+    assert _parse('hypothesis>=6; extra == "test"') == "hypothesis>=6"
+    assert _parse('sphinx; extra == "docs"') is None
+    assert _parse("pkg @ https://example.invalid/pkg.whl") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "restored"),
+    [
+        ("tests/test_x.py", True),
+        ("tests/data/a.json", True),
+        ("pkg/conftest.py", True),
+        ("pyproject.toml", True),
+        ("test_root.py", True),
+        ("pkg/mod.py", False),
+        ("docs/pyproject.toml", False),
+    ],
+)
+def test_is_test_path(path: str, restored: bool) -> None:
+    assert is_test_path(path) is restored
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_compose_restores_tests_and_appends_level_two_modules(tmp_path: Path) -> None:
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    _write(
+        ws,
+        {
+            "eval/restore/tests/test_a.py": "real test\n",
+            "eval/restore/pyproject.toml": "real\n",
+            "eval/base/pkg/mod.py": "def f():\n    raise NotImplementedError\n",
+            "eval/base/pkg/other.py": "x = 1\n",
+        },
+    )
+    _write(
+        sub,
+        {
+            "pkg/mod.py": "from __future__ import annotations\ndef f():\n    return 1\n",
+            "pkg/new.py": "y = 2\n",
+            "tests/test_a.py": "forged\n",
+            "tests/conftest.py": "forged\n",
+            "pkg/conftest.py": "forged\n",
+            "pyproject.toml": "forged\n",
+            "eval/restore/tests/test_a.py": "forged\n",
+        },
+    )
+    feature_compose.main(2, str(sub), str(ws))
+    assert (ws / "tests/test_a.py").read_text() == "real test\n"
+    assert (ws / "pyproject.toml").read_text() == "real\n"
+    assert not (ws / "tests/conftest.py").exists() and not (ws / "pkg/conftest.py").exists()
+    assert (ws / "eval/restore/tests/test_a.py").read_text() == "real test\n"
+    module = (ws / "pkg/mod.py").read_text()
+    assert module.startswith("def f():\n    raise NotImplementedError") and module.endswith("    return 1\n")
+    assert "from __future__" not in module
+    namespace: dict[str, object] = {}
+    exec(module, namespace)  # the submitted definition replaces the stub
+    assert namespace["f"]() == 1  # type: ignore[operator]
+    assert (ws / "pkg/other.py").read_text() == "x = 1\n" and (ws / "pkg/new.py").read_text() == "y = 2\n"
+
+
+def test_compose_level_one_takes_the_submission_whole(tmp_path: Path) -> None:
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    _write(ws, {"eval/restore/tests/test_a.py": "real\n"})
+    _write(sub, {"pkg/mod.py": "z = 3\n", "tests/extra_helper.py": "forged\n"})
+    (sub / "link.py").symlink_to("/etc/passwd")
+    feature_compose.main(1, str(sub), str(ws))
+    assert (ws / "pkg/mod.py").read_text() == "z = 3\n"
+    assert not (ws / "tests/extra_helper.py").exists()  # the reference's test directory only
+    assert not (ws / "link.py").exists()
+
+
+def test_prompt_levels() -> None:
+    from taskfoundry.kinds.feature.results import InterfaceObject
+
+    obj = InterfaceObject(
+        name="slugify",
+        module="featlib.slug",
+        file="featlib/slug.py",
+        kind="function",
+        signature="def slugify(title: str) -> str:",
+        docstring="A URL-safe slug.",
+    )
+    values = dict(
+        project="featlib",
+        repository="local/featlib",
+        interface=[obj],
+        imports=["from featlib.slug import slugify"],
+        test_command="python -m pytest t.py",
+        test_timeout=60,
+    )
+    one, two = render_prompt(level=1, **values), render_prompt(level=2, **values)
+    for text in (one, two):
+        assert "def slugify(title: str) -> str:" in text and "A URL-safe slug." in text
+        assert "from featlib.slug import slugify" in text
+    assert "/workspace" in one and "from scratch" in two and "from scratch" not in one
