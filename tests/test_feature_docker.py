@@ -19,7 +19,8 @@ from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sources import SourceConfig
-from tests.conftest import make_repo
+
+from conftest import make_repo
 
 pytestmark = pytest.mark.docker
 

@@ -221,6 +221,7 @@ class FakeProgramKind:
 
     name = "fake-program"
     stages = ProgramKind.stages
+    builds_program = True
 
     def start_state(self, src: Any, build: Any, settings: Any, client: Any) -> CleanroomStage:
         return _record("cleanroom", _clean("c:1"))
