@@ -35,7 +35,7 @@ from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import copy_in
 from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
-from taskfoundry.kinds.feature.package import RESULTS
+from taskfoundry.kinds.feature.runner import RESULTS
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 import io
+import logging
 import shlex
+import shutil
 import tarfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -25,8 +27,11 @@ import jinja2
 from taskfoundry import atomic
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.config import Config
+from taskfoundry.evaluate.summary import score_task
+from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
+from taskfoundry.kinds.feature.grade import grade_feature
 from taskfoundry.kinds.feature.images import commit_image
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
@@ -37,9 +42,17 @@ from taskfoundry.kinds.feature.results import (
     ValidatedTask,
     VerdictStage,
 )
-from taskfoundry.kinds.feature.runner import INSTALL, MTIME, pytest_command, repo_files
+from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.sections import for_feature
-from taskfoundry.models import Branch, TaskStats, TestsJson, branch_key, save_json, save_yaml
+from taskfoundry.models import (
+    Branch,
+    TaskStats,
+    TestsJson,
+    branch_key,
+    load_json_model,
+    save_json,
+    save_yaml,
+)
 from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.package import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
@@ -54,12 +67,14 @@ STEERING = {
     "setup.cfg",
     "pyproject.toml",
 }
-RESULTS = "/tmp/tf-results.xml"
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
 _GIT = (
     "git init -q && git -c safe.directory='*' add -A && git -c safe.directory='*' -c user.name=worker "
     "-c user.email=worker@localhost commit -qm 'start' --allow-empty"
 )
+
+
+log = logging.getLogger(__name__)
 
 
 def is_test_path(rel: str) -> bool:
@@ -176,7 +191,7 @@ def package_stage(
     for task in verdict.tasks:
         for level in settings.feature.levels:
             written.append(
-                _write_task(
+                path := _write_task(
                     src,
                     env,
                     gen,
@@ -193,7 +208,21 @@ def package_stage(
                     stage_seconds,
                 )
             )
+            if level > 1 and not solution_resolves(path, config.eval, client):
+                # validation restored the reference at level 1; level 2 composes the workspace
+                # otherwise (the worker's modules over the stripped tree): a task its own
+                # solution does not resolve is never handed on
+                log.warning("%s: its solution does not resolve it; not packaged", path.name)
+                shutil.rmtree(path)
+                written.pop()
     return written
+
+
+def solution_resolves(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
+    """Grade the task's own solution.tar.gz as `taskfoundry eval` would."""
+    tests = load_json_model(task_dir / "tests.json", TestsJson)
+    result = grade_feature(task_dir, task_dir / "solution.tar.gz", harness, client, "solution")
+    return score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved
 
 
 def _write_task(
