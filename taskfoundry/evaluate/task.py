@@ -75,7 +75,7 @@ def evaluate_task(
         task_id=spec.task_id, solution_branch=solution_branch, test_branches=spec.branches
     )
     if submission.is_file():  # without one there is nothing to run, and no image to ask for
-        _require_image(client, spec.task.images.task_cleanroom)
+        require_image(client, spec.task.images.task_cleanroom)
     with tempfile.TemporaryDirectory(prefix="tf-eval-") as tmp:
         archive = Path(tmp) / "workspace.tar"
         try:
@@ -89,7 +89,7 @@ def evaluate_task(
     return result
 
 
-def _require_image(client: docker.DockerClient, image: str) -> None:
+def require_image(client: docker.DockerClient, image: str) -> None:
     """Images are never pulled: a missing one is a task error, not a verdict."""
     try:
         found = image_exists(client, image)

@@ -10,20 +10,17 @@ import logging
 from pathlib import Path
 
 import docker
-from docker.errors import APIError
 
-from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
-from taskfoundry.evaluate.models import EvaluationResult, TaskImageMissing
-from taskfoundry.evaluate.task import TaskSpec, load_task
+from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.evaluate.task import TaskSpec, load_task, require_image
 from taskfoundry.harness import scripts
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.harness.models import EvalStepError
 from taskfoundry.harness.sandbox import WS, GradingSandbox
 from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import run_suite
-from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.function.package import MODULE
 from taskfoundry.sandbox import tarutil
 
@@ -41,7 +38,7 @@ def grade_function(
     )
     try:
         data = read_submission(submission, config.submission_mb)
-        _require_image(client, spec.task.images.task_cleanroom)
+        require_image(client, spec.task.images.task_cleanroom)
         for branch in spec.branches:
             _branch(spec, branch, data, config, client, result)
     except EvalStepError as exc:
@@ -49,15 +46,6 @@ def grade_function(
         for branch in spec.branches:
             inject_not_run(result, branch, spec.expected(branch), exc.error_code)
     return result
-
-
-def _require_image(client: docker.DockerClient, image: str) -> None:
-    try:
-        found = image_exists(client, image)
-    except APIError as exc:
-        raise SandboxError(f"cannot inspect {image}: {exc}") from exc
-    if not found:
-        raise TaskImageMissing(f"{image} is not on this Docker engine (build the task here first)")
 
 
 def _branch(
