@@ -21,7 +21,7 @@ from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.evaluate.task import TaskSpec
 from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.harness.sandbox import LABEL
+from taskfoundry.harness.sandbox import LABEL, GradingSandbox
 from taskfoundry.models import TestsJson, save_json
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -87,12 +87,33 @@ def gold_bytes(spec: TaskSpec, docker_client) -> bytes:  # type: ignore[no-untyp
 
 
 @pytest.fixture(autouse=True)
-def no_leftovers(docker_client) -> Iterator[None]:  # type: ignore[no-untyped-def]
-    """Every case removes its containers and volumes, whatever the submission did."""
+def no_leftovers(docker_client, monkeypatch) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """Every case removes its containers and volumes, whatever the submission did.
+
+    Only what this test made is checked (recorded as the sandboxes make it), so another
+    run on the same engine cannot fail this one's teardown.
+    """
+    made: dict[str, list[str]] = {"containers": [], "volumes": []}
+    enter, volume = GradingSandbox.__enter__, GradingSandbox._volume
+
+    def recording_enter(self: GradingSandbox) -> GradingSandbox:
+        box = enter(self)
+        assert box._container is not None
+        made["containers"].append(box._container.id)
+        return box
+
+    def recording_volume(self: GradingSandbox, options: str) -> str:
+        name = volume(self, options)
+        made["volumes"].append(name)
+        return name
+
+    monkeypatch.setattr(GradingSandbox, "__enter__", recording_enter)
+    monkeypatch.setattr(GradingSandbox, "_volume", recording_volume)
     yield
     filters = {"label": [f"{k}={v}" for k, v in LABEL.items()]}
-    assert docker_client.containers.list(all=True, filters=filters) == []
-    assert docker_client.volumes.list(filters=filters) == []
+    left = {c.id for c in docker_client.containers.list(all=True, filters=filters)}
+    assert left.isdisjoint(made["containers"])
+    assert {v.name for v in docker_client.volumes.list(filters=filters)}.isdisjoint(made["volumes"])
 
 
 def submission(tmp_path: Path, files: dict[str, bytes | str], modes: dict[str, int] | None = None) -> Path:
