@@ -274,9 +274,7 @@ def test_agentgen_revise_adds_only_new_tests_beside_the_suite_so_far(
 ) -> None:
     """A revision run (mutation-guided generation): the old suite is there to read, not rerun."""
     old = {"test_greet.py": HEAD + HELLO}
-    model = ScriptedModel(
-        [bash("cat suite/test_greet.py"), write("test_mutants_shout.py", SHOUT), submit()]
-    )
+    model = ScriptedModel([bash("cat suite/test_greet.py"), write("test_mutants_shout.py", SHOUT), submit()])
     layout = Layout(prefix=str(box.root), python=sys.executable)
     generator = AgentGenerator(model=model, layout=layout)
     branch = generator.revise(context(box, tmp_path, review=True), old, "Kill these survivors.", "mutants")

@@ -359,7 +359,7 @@ def test_the_agent_gets_the_survivors_and_its_tests_kill_them(  # type: ignore[n
     exact = [c for c in CASES if c[0] != "count_zero"]  # no empty-output test (a dummy passes it)
     killing = _suite(True, exact)["test_mutcalc.py"]
     with FakeLLMServer([_write_turn("test_mutants_exact.py", killing), _submit_turn()]) as fake:
-        config = _agent_config(tmp_path, fake, monkeypatch, budget=10)
+        config = _agent_config(tmp_path, fake, monkeypatch, budget=6)
         gen, (suite, verdict) = _mutation_stage(mutcalc, clean, docker_client, mutcalc[3], config)
     report = verdict.mutation
     assert report is not None and report.guided is not None, report
