@@ -87,7 +87,12 @@ def mutation_stage(
         return strengthen(src, build, clean, gen, filt, report, settings, client)
     except MutationError as exc:  # the first analysis stands; say why nothing was added
         log.warning("%s: no guided generation: %s", src.task_id, exc)
-        failed = GuidedSummary(score_before=report.score, survived_before=report.survived, error=str(exc))
+        failed = GuidedSummary(
+            score_before=report.score,
+            survived_before=report.survived,
+            generator=_guide(settings),
+            error=str(exc),
+        )
         return gen, _with(filt, report.model_copy(update={"guided": failed}))
 
 
@@ -108,7 +113,9 @@ def strengthen(
     """Tests that kill survivors (the guided step: `_guided_tests`), linted and filtered like
     any other, added to the suite; the survivors analysed again with them."""
     cfg, harness, start = settings.mutation, settings.filter.harness, time.monotonic()
-    summary = GuidedSummary(score_before=report.score, survived_before=report.survived)
+    summary = GuidedSummary(
+        score_before=report.score, survived_before=report.survived, generator=_guide(settings)
+    )
     mutants = g.survivors_of(report.records, src.path)
     deadline = start + cfg.max_seconds
     rebuild = rebuild_plan(build.recipe)
@@ -159,10 +166,13 @@ def _guided_tests(
 ) -> NewTests:
     """The guided step, by the generator that wrote the suite: the agent gets the survivors
     back as a revision request; otherwise the explorer searches for probes that tell them apart."""
-    if settings.generator.name == "agent":
-        summary.generator = "agent"
+    if _guide(settings) == "agent":
         return _agent_tests(src, build, clean, gen, mutants, settings, client)
     return _explorer_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
+
+
+def _guide(settings: MutationSettings) -> str:
+    return "agent" if settings.generator.name == "agent" else "explorer"
 
 
 def _explorer_tests(
