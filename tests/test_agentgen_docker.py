@@ -6,6 +6,7 @@ through the whole pipeline (`taskfoundry build examples/csvq`) to a written, lin
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,49 @@ def test_count_stdin(tmp_path):
     assert result.stdout == "3\\n"
     assert result.stderr == ""
 '''
+MUTANT_TESTS = '''from tfrun import run
+
+
+def test_count_header_only(tmp_path):
+    """CATCHES: a count that takes the header for a row."""
+    result = run(["count"], stdin="a,b\\n", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "0\\n"
+    assert result.stderr == ""
+
+
+def test_count_last_row_without_newline(tmp_path):
+    """CATCHES: a count that misses a last row with no newline."""
+    result = run(["count"], stdin="a\\n1\\n2", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "2\\n"
+    assert result.stderr == ""
+
+
+def test_count_two_files(tmp_path):
+    """CATCHES: a count of the first file only."""
+    rows = "a\\n1\\n2\\n3\\n4\\n5\\n"
+    result = run(["count", "f.csv", "f.csv"], files={"f.csv": rows}, cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "10\\n"
+    assert result.stderr == ""
+
+
+def test_count_quoted_newline(tmp_path):
+    """CATCHES: a count of lines rather than records."""
+    result = run(["count"], stdin='a\\n"x\\ny"\\n2\\n', cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "2\\n"
+    assert result.stderr == ""
+
+
+def test_count_missing_file(tmp_path):
+    """CATCHES: a count that does not report a file it cannot open."""
+    result = run(["count", "missing.csv"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == "csvq: cannot open 'missing.csv': No such file or directory\\n"
+'''
 COUNT_HELP = (
     "Usage: csvq [OPTIONS] count [FILE...]\\n\\nPrint the number of data rows (the header is not "
     "counted).\\n\\nOptions:\\n  -h, --help             show this help and exit\\n\\nThe global "
@@ -127,6 +171,9 @@ def iterative_script() -> list[FakeTurn | FakeError]:
         tool("bash", command=run_tests),
         tool("submit", summary="cli"),
         tool("submit", summary="as is"),
+        # the mutation stage's revision request: tests for the survivors
+        write("test_mutants_count.py", MUTANT_TESTS),
+        tool("submit", summary="survivors"),
     ]
 
 
@@ -149,6 +196,7 @@ def build(
     script: list[FakeTurn | FakeError],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    mutation: dict[str, Any] | None = None,
 ) -> tuple[Path, FakeLLMServer]:
     monkeypatch.setenv("TF_FAKE_KEY", "sk-fake")
     with FakeLLMServer(script) as fake:
@@ -167,7 +215,7 @@ def build(
             "generator": "agent",
             "filter": {"gold_runs": 1, "dummies": ["silent", "cat", "usage"]},
             "agent": {"model": model, "budget": {"max_revisions": 1}, **agent},
-            "mutation": {"budget": 0},
+            "mutation": mutation or {"budget": 0},
         }
         (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
         out = tmp_path / "out"
@@ -205,9 +253,11 @@ def test_agentgen_openai_sdk_iterative_through_the_pipeline(
     prefect_harness: None, base_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = {"strategy": "iterative", "max_rounds": 1, "harvest": False}
-    task_dir, fake = build("openai", agent, iterative_script(), tmp_path, monkeypatch)
+    mutation = {"budget": 4, "program_timeout": 10}
+    task_dir, fake = build("openai", agent, iterative_script(), tmp_path, monkeypatch, mutation)
     kept, ignored = branch_of(task_dir, "agent-iterative-fake-model")
-    assert kept == ["eval.tests.test_cli.test_version", "eval.tests.test_cli.test_count_rows"]
+    assert kept[:2] == ["eval.tests.test_cli.test_version", "eval.tests.test_cli.test_count_rows"]
+    assert_survivors_revised(task_dir, fake, kept[2:])
     assert ignored == {
         "eval.tests.test_cli.test_weak": ["dummy_pass", "lint_high"],
         "eval.tests.test_cli.test_wrong": ["gold_fail"],
@@ -220,6 +270,30 @@ def test_agentgen_openai_sdk_iterative_through_the_pipeline(
     work = tmp_path / "out" / "work" / "generate" / task_dir.name
     traj = read_trajectory(work / "trajectories" / "agent-iterative-fake-model" / "round-1.json")
     assert traj.result is not None and (traj.result.status, traj.result.revisions) == ("submitted", 1)
+    traj = read_trajectory(work / "trajectories" / "agent-iterative-fake-model" / "mutants.json")
+    assert traj.result is not None and traj.result.status == "submitted"
+
+
+def assert_survivors_revised(task_dir: Path, fake: FakeLLMServer, added: list[str]) -> None:
+    """The survivors went back to the agent by name; its tests were linted, filtered, kept."""
+    report = json.loads((task_dir / "reports" / "mutation.json").read_text())
+    guided = report["guided"]
+    assert guided["generator"] == "agent" and guided["error"] is None, guided
+    assert added == [
+        f"eval.tests.test_mutants_count.{name}" for name in re.findall(r"def (test_\w+)", MUTANT_TESTS)
+    ]
+    assert guided["tests_added"] == len(added) and report["score"] >= guided["score_before"]
+    texts = [m["content"] for r in fake.requests for m in r.body["messages"] if m["role"] == "user"]
+    (request,) = {t for t in texts if "survive your suite" in t}
+    before = [r for r in report["records"] if r["status"] == "survived" or r["killed_by"] in added]
+    assert len(before) == guided["survived_before"] > 0
+    for r in before:
+        change = (
+            f"{r['file']}:{r['line']} ({r['operator']}): `{r['original']}` replaced by `{r['replacement']}`"
+        )
+        assert change in request
+    stats = yaml.safe_load((task_dir / "task.yaml").read_text())["stats"]
+    assert stats["mutation_score"] == report["score"]
 
 
 def test_agentgen_anthropic_sdk_decomposed_with_harvest_through_the_pipeline(

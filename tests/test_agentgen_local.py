@@ -267,3 +267,31 @@ def test_agentgen_default_config_is_usable() -> None:
     cfg = Config().agent
     assert isinstance(cfg, AgentGenConfig) and cfg.strategy == "iterative"
     assert cfg.model.price().output_per_mtok > 0
+
+
+def test_agentgen_revise_adds_only_new_tests_beside_the_suite_so_far(
+    box: LocalSandbox, tmp_path: Path
+) -> None:
+    """A revision run (mutation-guided generation): the old suite is there to read, not rerun."""
+    old = {"test_greet.py": HEAD + HELLO}
+    model = ScriptedModel([bash("cat suite/test_greet.py"), write("test_mutants_shout.py", SHOUT), submit()])
+    layout = Layout(prefix=str(box.root), python=sys.executable)
+    generator = AgentGenerator(model=model, layout=layout)
+    branch = generator.revise(context(box, tmp_path, review=True), old, "Kill these survivors.", "mutants")
+    assert sorted(branch.files) == ["test_mutants_shout.py"]
+    assert branch.tests == ["eval.tests.test_mutants_shout.test_shout"]
+    assert set(branch.per_test_lines["eval.tests.test_mutants_shout.test_shout"]) == {"greet.c"}
+    prompt = model.seen[0][1].content
+    assert "Kill these survivors." in prompt
+    assert "Your suite so far is in /tmp/tf-agent/suite (test_greet.py)" in prompt
+    (shown,) = [m.content for m in model.seen[1] if m.role == "tool"]
+    assert "def test_hello" in shown  # the agent could read its suite
+    report = json.loads((tmp_path / "logs" / f"{branch.name}-mutants.json").read_text())
+    assert [r["label"] for r in report["runs"]] == ["mutants"] and report["tests"] == 1
+
+
+def test_agentgen_revise_without_a_new_test_is_a_generation_error(box: LocalSandbox, tmp_path: Path) -> None:
+    layout = Layout(prefix=str(box.root), python=sys.executable)
+    generator = AgentGenerator(model=ScriptedModel([submit()]), layout=layout)
+    with pytest.raises(GenerationError, match="no usable tests.*mutants: submitted"):
+        generator.revise(context(box, tmp_path), {"test_greet.py": HEAD + HELLO}, "Kill them.", "mutants")

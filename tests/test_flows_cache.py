@@ -82,6 +82,13 @@ def test_a_stage_is_keyed_on_its_own_section() -> None:
     # the agent's section is not read by the explorer, so it is not in the explorer's key
     budget = base.model_copy(update={"agent": base.agent.model_copy(update={"suite_timeout": 1})})
     assert program_sections.for_generate(base) == program_sections.for_generate(budget)
+    assert program_sections.for_mutate(base) == program_sections.for_mutate(budget)
+    # with the agent, the mutation stage runs it again (the survivors as a revision request)
+    agent = base.model_copy(update={"generator": "agent"})
+    agent_budget = agent.model_copy(update={"agent": budget.agent})
+    assert _key(settings=program_sections.for_mutate(agent)) != _key(
+        settings=program_sections.for_mutate(agent_budget)
+    )
     assert _key(x=1) != _key(x=2)
 
 

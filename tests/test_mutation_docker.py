@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from taskfoundry.agent.fake_formats import FakeToolCall, FakeTurn
+from taskfoundry.agent.fake_server import FakeLLMServer
 from taskfoundry.config import Config
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.program import sections
@@ -24,7 +27,7 @@ from taskfoundry.mutation.select import Planned
 from taskfoundry.mutation.worker import MutantWorker
 from taskfoundry.pipeline import sections as shared
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.results import BuildStage, SourceResult
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -92,9 +95,9 @@ CASES = [
 ALL_LINES = {"mutcalc.c": list(range(1, MUTCALC_C.count("\n") + 1))}
 
 
-def _suite(strong: bool) -> dict[str, str]:
+def _suite(strong: bool, cases: list[tuple[str, list[str], str, int]] = CASES) -> dict[str, str]:
     body = ['"""mutcalc tests."""\n\nfrom tfrun import run\n']
-    for name, argv, out, code in CASES:
+    for name, argv, out, code in cases:
         # weak: "it did not crash"; strong: the exact exit status and output
         checks = ["    assert result.returncode in (0, 2)"]
         if strong:
@@ -274,3 +277,152 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
     assert len(added) == guided.tests_added and verdict.kept[: len(TESTS)] == TESTS
     assert {r.killed_by for r in report.records if r.killed_by in added}  # the new tests kill
     assert sorted(p.name for p in (suite.suite / "eval" / "tests").glob("test_mutants_*.py"))
+
+
+# the agent generator's guided step: the survivors go back to the agent (a real OpenAI SDK
+# client talking to a loopback fake server) as a revision request
+
+
+@pytest.fixture(scope="module")
+def clean(mutcalc, docker_client, tmp_path_factory) -> CleanroomStage:  # type: ignore[no-untyped-def]
+    from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+
+    config = Config(out=tmp_path_factory.mktemp("clean") / "out")
+    return cleanroom_stage(mutcalc[0], mutcalc[1], sections.for_cleanroom(config), docker_client)
+
+
+def _agent_config(
+    tmp_path: Path, fake: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, **mutation: Any
+) -> Config:
+    monkeypatch.setenv("TF_FAKE_KEY", "sk-fake")
+    model = {
+        "provider": "openai",
+        "model": "fake-model",
+        "base_url": fake.openai_base_url,
+        "api_key_env": "TF_FAKE_KEY",
+        "max_retries": 0,
+        "timeout": 60,
+        "prices": {"fake-model": {"input_per_mtok": 3, "output_per_mtok": 15}},
+    }
+    return Config(
+        out=tmp_path / "out",
+        generator="agent",
+        agent={"model": model, "budget": {"max_revisions": 1}},
+        mutation=FAST.model_copy(update=mutation),
+        filter={"gold_runs": 1, "dummies": ["silent", "cat"]},
+    )
+
+
+def _mutation_stage(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, suite: Path, config: Config, lines: dict[str, list[int]] = ALL_LINES
+):
+    """The mutation stage on a hand-written branch (tests TESTS in `suite`), every test kept."""
+    from taskfoundry.kinds.program.mutate import mutation_stage
+    from taskfoundry.models import CoverageReport
+    from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
+
+    src, build, *_ = mutcalc
+    sets = {f: set(ls) for f, ls in lines.items()}
+    covered = CoverageReport.from_lines(sets, sets)
+    gen = GenerateStage(
+        branch="agent-hand",
+        suite=suite,
+        tests=TESTS,
+        generated=len(TESTS),
+        probes_run=0,
+        exhausted=None,
+        coverage=covered,
+        per_test_lines={t: lines for t in TESTS},
+    )
+    filt = FilterStage(kept=TESTS, dropped={}, dummy_pass_rate=0.0, coverage=covered)
+    lint = LintStage(dropped={}, findings=0, high=0, report={})
+    return gen, mutation_stage(src, build, clean, gen, lint, filt, sections.for_mutate(config), docker_client)
+
+
+def _user_texts(fake: FakeLLMServer) -> list[str]:
+    return [m["content"] for r in fake.requests for m in r.body["messages"] if m["role"] == "user"]
+
+
+def _write_turn(name: str, source: str) -> FakeTurn:
+    command = f"mkdir -p eval/tests && cat > eval/tests/{name} <<'EOF'\n{source}EOF\n"
+    return FakeTurn(tool_calls=[FakeToolCall(name="bash", arguments={"command": command})])
+
+
+def _submit_turn() -> FakeTurn:
+    return FakeTurn(tool_calls=[FakeToolCall(name="submit", arguments={"summary": "done"})])
+
+
+def test_the_agent_gets_the_survivors_and_its_tests_kill_them(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The weak suite's survivors go to the agent; it answers with exact-output tests."""
+    exact = [c for c in CASES if c[0] != "count_zero"]  # no empty-output test (a dummy passes it)
+    killing = _suite(True, exact)["test_mutcalc.py"]
+    with FakeLLMServer([_write_turn("test_mutants_exact.py", killing), _submit_turn()]) as fake:
+        config = _agent_config(tmp_path, fake, monkeypatch, budget=6)
+        gen, (suite, verdict) = _mutation_stage(mutcalc, clean, docker_client, mutcalc[3], config)
+    report = verdict.mutation
+    assert report is not None and report.guided is not None, report
+    guided = report.guided
+    assert guided.generator == "agent" and guided.error is None, guided
+    assert guided.survived_before > 0 and guided.tests_added == len(exact) and guided.killed > 0, guided
+    assert report.score is not None and guided.score_before is not None
+    assert report.score > guided.score_before
+    # the request named every survivor of the first analysis: file, line, operator, change
+    request = _user_texts(fake)[0]
+    added = [t for t in verdict.kept if ".test_mutants_exact." in t]
+    before = [r for r in report.records if r.status == "survived" or r.killed_by in added]
+    assert len(before) == guided.survived_before
+    for r in before:
+        assert f"{r.file}:{r.line} ({r.operator}): `{r.original}` replaced by `{r.replacement}`" in request
+        assert f"> {r.line:5d} | " in request  # its source line, marked, in context
+    assert "/tmp/tf-agent/suite (test_mutcalc.py)" in request  # the suite so far, to read
+    assert fake.remaining == 0 and all(r.status == 200 for r in fake.requests)
+    # the new tests went through lint and the filter, joined the suite, and kill survivors
+    assert len(added) == len(exact) and verdict.kept[: len(TESTS)] == TESTS
+    assert {r.killed_by for r in report.records if r.killed_by in added}
+    assert (
+        suite.suite != gen.suite and (suite.suite / "eval/tests/test_mutants_exact.py").read_text() == killing
+    )
+    assert (suite.suite / "eval/tests/test_mutcalc.py").exists()
+
+
+def test_no_survivor_sends_no_revision_request(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strong suite kills every mutant of `return a + b;`: the model is never asked."""
+    line = MUTCALC_C.splitlines().index("    return a + b;") + 1
+    with FakeLLMServer([_submit_turn()]) as fake:
+        config = _agent_config(tmp_path, fake, monkeypatch)
+        gen, (suite, verdict) = _mutation_stage(
+            mutcalc, clean, docker_client, mutcalc[2], config, {"mutcalc.c": [line]}
+        )
+    report = verdict.mutation
+    assert report is not None and report.mutants > 0 and report.killed == report.mutants, report
+    assert report.survived == 0 and report.guided is None
+    assert fake.requests == [] and suite == gen
+
+
+def test_an_empty_or_malformed_answer_leaves_the_suite_and_report(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text without a tool call, a cut-off tool call, a submit of nothing: no test is added."""
+    script = [
+        FakeTurn(text="I would rather not."),
+        FakeTurn(tool_calls=[FakeToolCall(name="bash", arguments='{"command": "cat > eval/tests/t')]),
+        _submit_turn(),
+    ]
+    with FakeLLMServer(script) as fake:
+        config = _agent_config(tmp_path, fake, monkeypatch, budget=6)
+        gen, (suite, verdict) = _mutation_stage(mutcalc, clean, docker_client, mutcalc[3], config)
+    report = verdict.mutation
+    assert report is not None and report.guided is not None, report
+    guided = report.guided
+    assert guided.generator == "agent" and guided.error is not None, guided
+    assert "the agent's revision added no tests" in guided.error
+    assert "mutants: submitted" in guided.error
+    assert report.score == guided.score_before and report.survived == guided.survived_before > 0
+    assert guided.tests_added == 0 and guided.killed == 0
+    assert suite == gen and verdict.kept == TESTS
+    assert all(r.killed_by in (None, *TESTS) for r in report.records)
+    assert fake.remaining == 0 and "survive your suite" in _user_texts(fake)[0]

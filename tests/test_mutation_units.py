@@ -264,3 +264,35 @@ def test_unknown_operators_are_a_config_error_naming_the_valid_ones() -> None:
 
     with pytest.raises(ConfigError, match=r"unknown mutation operator.*'bogus'.*valid: relational"):
         load_config(None, {"mutation": {"operators": ["relational", "bogus"]}})
+
+
+def test_the_revision_request_names_each_survivor_with_its_source(tmp_path: Path) -> None:
+    from taskfoundry.mutation.revision import revision_request
+
+    (tmp_path / "x.c").write_bytes(C_SOURCE)
+    mutants = mutants_of("x.c", C_SOURCE)
+    flip = next(m for m in mutants if (m.original, m.replacement) == ("<", "<="))
+    drop = next(m for m in mutants if m.operator == "statement" and m.original.startswith("printf"))
+    gone = MutantRecord(
+        id="g", status="survived", file="gone.c", line=3, operator="constant", original="1", replacement="2"
+    )
+    text = revision_request([flip, drop, gone], tmp_path, radius=1)
+    assert "These changes to the program survive your suite" in text and "test_mutants_" in text
+    assert f"1. x.c:{flip.line} (relational): `<` replaced by `<=`" in text
+    assert f'2. x.c:{drop.line} (statement): `printf("%d\\n", i);` replaced by `;`' in text
+    lines = C_SOURCE.decode().splitlines()
+    for n in (flip.line - 1, flip.line + 1):  # the line, marked, and one either side
+        assert f"  {n:5d} | {lines[n - 1]}\n" in text
+    assert f"> {flip.line:5d} | {lines[flip.line - 1]}" in text
+    assert text.endswith("3. gone.c:3 (constant): `1` replaced by `2`")  # no source: named only
+    capped = revision_request([flip, drop, gone], tmp_path, limit=1)
+    assert "(and 2 more changes)" in capped and "2. x.c" not in capped
+
+
+def test_the_mutation_stage_knows_which_generator_wrote_the_suite() -> None:
+    from taskfoundry.config import Config
+    from taskfoundry.kinds.program import sections
+
+    agent = sections.for_mutate(Config(generator="agent")).generator
+    assert agent.name == "agent" and agent.agent == Config().agent
+    assert sections.for_mutate(Config()).generator.name == "explorer"

@@ -94,6 +94,9 @@ class GuidedSummary(BaseModel):
 
     score_before: float | None = None
     survived_before: int = 0
+    generator: str = Field(
+        "explorer", description="what wrote the new tests: explorer probes, or the agent given the survivors"
+    )
     probes_run: int = Field(0, description="probes of the guided exploration")
     candidates: int = Field(0, description="probes kept because they reach a survivor's line")
     killers: int = Field(0, description="survivors a candidate probe told apart from the reference")

@@ -99,6 +99,9 @@ The repository has its own tests that run the program: {paths}. Read them and po
 that runs the program (its arguments, stdin, input files, expected output and exit status) into
 tests in files named test_harvested*.py. Copy the inputs and expected outputs into the tests
 (the tests run without /src) and check each one on the reference."""
+SUITE_SO_FAR = """\
+Your suite so far is in {path} ({names}), to read: it is not run again. Write only new tests
+into the tests directory, in files whose names are not among those."""
 TEST_DIRS = {"test", "tests", "t", "testsuite", "testing", "regress", "check"}
 SCRIPT_SUFFIXES = {".sh", ".bash", ".bats", ".t", ".exp"}
 
@@ -327,19 +330,38 @@ class AgentGenerator:
     ) -> None:
         self.model, self.layout, self.clock = model, layout or Layout(), clock
 
-    def generate(self, ctx: GenerationContext) -> GeneratedBranch:
+    def _session(self, ctx: GenerationContext) -> _Session:
         cfg = ctx.config.agent
-        start = self.clock()
         ws = Workspace(
             ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout, ctx.exclude
         )
         ws.prepare()
-        session = _Session(self.model or make_model(cfg.model, os.environ), ws, cfg, ctx, self.clock)
+        return _Session(self.model or make_model(cfg.model, os.environ), ws, cfg, ctx, self.clock)
+
+    def generate(self, ctx: GenerationContext) -> GeneratedBranch:
+        cfg = ctx.config.agent
+        start = self.clock()
+        session = self._session(ctx)
         harvested = find_behavioral_tests(ctx.repo) if cfg.harvest else []
         session.report.harvested = harvested
         log.info("agent generator: %s, harvesting %d test scripts", session.name, len(harvested))
         STRATEGIES[cfg.strategy](session, harvested)
         return _branch(session, ctx.log_dir / f"{session.name}.json", self.clock() - start)
+
+    def revise(
+        self, ctx: GenerationContext, suite: dict[str, str], request: str, label: str
+    ) -> GeneratedBranch:
+        """One more run on a branch already written (under the agent section's budget, reviewed
+        as in generation): `request` is the run's instructions, and `suite` (its test files) is
+        there to read, outside the tests dir. Returns the tests the run wrote; GenerationError
+        when none collect."""
+        start = self.clock()
+        session = self._session(ctx)
+        lay = session.ws.layout
+        session.ws.put_files(suite, lay.suite_dir)
+        names = ", ".join(sorted(suite)) or "no files"
+        session.run(label, "\n\n".join([request, SUITE_SO_FAR.format(path=lay.suite_dir, names=names)]))
+        return _branch(session, ctx.log_dir / f"{session.name}-{label}.json", self.clock() - start)
 
 
 def _branch(s: _Session, report_path: Path, seconds: float) -> GeneratedBranch:

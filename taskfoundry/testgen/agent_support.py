@@ -101,6 +101,11 @@ class Layout:
     def tests_dir(self) -> str:
         return f"{self.workdir}/eval/tests"
 
+    @property
+    def suite_dir(self) -> str:
+        """Where a revision run finds the suite written before (pytest does not collect it)."""
+        return f"{self.workdir}/suite"
+
     def cmd(self, path: str) -> str:
         return self.prefix + path
 
@@ -148,6 +153,12 @@ class Workspace:
         if not res.ok:
             raise SuiteRunError(f"{argv[0]} failed ({res.exit_code}): {res.text()[-1500:]}")
         return res.stdout.decode(errors="replace")
+
+    def put_files(self, files: Mapping[str, str], directory: str) -> None:
+        """Text files into `directory` (a sandbox path), readable by the agent."""
+        self._sh(["mkdir", "-p", self.layout.cmd(directory)], workdir="/")
+        for name, text in files.items():
+            self.sandbox.put_file(text.encode(), f"{directory}/{name}")
 
     def put_executable(self, name: str, data: bytes) -> str:
         """Write an executable (a dummy) into scratch; its path as commands see it."""

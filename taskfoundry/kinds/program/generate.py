@@ -13,6 +13,7 @@ from taskfoundry import atomic
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.base import GenerationContext, GeneratorSettings, make_generator
 from taskfoundry.testgen.thirdparty import third_party_prefixes
@@ -45,18 +46,9 @@ def generate_stage(
     names = settings.names(src)
     generator = make_generator(settings.generator.name)
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
-        ctx = GenerationContext(
-            sandbox=box,
-            repo=src.path,
-            program=build.program,
-            recipe=build.recipe,
-            go_module=go_module(src.path),
-            log_dir=names.generate_dir,
-            config=settings.generator,
-            usage=clean.usage,
-            exclude=third_party_prefixes(src.path),
+        branch = generator.generate(
+            generation_context(box, src, build, clean, settings.generator, names.generate_dir)
         )
-        branch = generator.generate(ctx)
     suite = names.suite_dir(branch.name)
     write_suite(suite, branch.files)
     return GenerateStage(
@@ -69,6 +61,28 @@ def generate_stage(
         coverage=CoverageReport.from_lines(branch.covered, branch.total),
         per_test_lines=branch.per_test_lines,
         explorer_seconds=branch.seconds,
+    )
+
+
+def generation_context(
+    box: Sandbox,
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    generator: GeneratorSettings,
+    log_dir: Path,
+) -> GenerationContext:
+    """What a generator may use, in `box` (a container of the build image)."""
+    return GenerationContext(
+        sandbox=box,
+        repo=src.path,
+        program=build.program,
+        recipe=build.recipe,
+        go_module=go_module(src.path),
+        log_dir=log_dir,
+        config=generator,
+        usage=clean.usage,
+        exclude=third_party_prefixes(src.path),
     )
 
 

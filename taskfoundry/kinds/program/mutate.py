@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import docker
 from pydantic import Field
 
-from taskfoundry.errors import FilterError, MutationError, SandboxError
+from taskfoundry.errors import FilterError, GenerationError, MutationError, SandboxError
 from taskfoundry.kinds.program.filter import FilterSettings, filter_stage
-from taskfoundry.kinds.program.generate import go_module, write_suite
+from taskfoundry.kinds.program.generate import generation_context, go_module, write_suite
 from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.mutation import guided as g
 from taskfoundry.mutation.analyze import analyze, run_planned
 from taskfoundry.mutation.models import GuidedSummary, MutationConfig, MutationReport
+from taskfoundry.mutation.operators import Mutant
 from taskfoundry.mutation.rebuild import rebuild_plan
+from taskfoundry.mutation.revision import revision_request
 from taskfoundry.mutation.select import Planned, tests_by_line
+from taskfoundry.naming import junit_file
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -30,6 +34,8 @@ from taskfoundry.pipeline.results import (
 )
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
 from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.testgen.agent_gen import AgentGenerator
+from taskfoundry.testgen.base import GeneratorSettings
 from taskfoundry.testgen.explorer import ExplorerConfig
 from taskfoundry.testgen.thirdparty import third_party_prefixes
 
@@ -43,6 +49,8 @@ class MutationSettings(StageSettings):
 
     mutation: MutationConfig = Field(default_factory=MutationConfig)
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
+    # the generator that wrote the suite (only its section): the agent gets the survivors back
+    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
     filter: FilterSettings = Field(default_factory=FilterSettings)
 
 
@@ -79,7 +87,12 @@ def mutation_stage(
         return strengthen(src, build, clean, gen, filt, report, settings, client)
     except MutationError as exc:  # the first analysis stands; say why nothing was added
         log.warning("%s: no guided generation: %s", src.task_id, exc)
-        failed = GuidedSummary(score_before=report.score, survived_before=report.survived, error=str(exc))
+        failed = GuidedSummary(
+            score_before=report.score,
+            survived_before=report.survived,
+            generator=_guide(settings),
+            error=str(exc),
+        )
         return gen, _with(filt, report.model_copy(update={"guided": failed}))
 
 
@@ -97,32 +110,25 @@ def strengthen(
     settings: MutationSettings,
     client: docker.DockerClient,
 ) -> Strengthened:
-    """Tests that kill survivors, linted and filtered like any other, added to the suite;
-    the survivors analysed again with them."""
+    """Tests that kill survivors (the guided step: `_guided_tests`), linted and filtered like
+    any other, added to the suite; the survivors analysed again with them."""
     cfg, harness, start = settings.mutation, settings.filter.harness, time.monotonic()
-    summary = GuidedSummary(score_before=report.score, survived_before=report.survived)
+    summary = GuidedSummary(
+        score_before=report.score, survived_before=report.survived, generator=_guide(settings)
+    )
     mutants = g.survivors_of(report.records, src.path)
-    targets = {(m.file, m.line) for m in mutants}
-    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
-    summary.candidates = len(candidates)
     deadline = start + cfg.max_seconds
     rebuild = rebuild_plan(build.recipe)
-    found = (
-        g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, harness, deadline)
-        if candidates
-        else {}
-    )
-    summary.killers = len(found)
-    if not found:
+    files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
+    if not files:
         summary.seconds = round(time.monotonic() - start, 2)
         return gen, _with(filt, report.model_copy(update={"guided": summary}))
-    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
-    lines = {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
     new_kept, new_dropped = _lint_and_filter(src, gen, clean, files, lines, settings, client)
     summary.tests_added, summary.tests_dropped = len(new_kept), len(new_dropped)
     gen2, filt2 = _merged(src, gen, filt, files, lines, new_kept, new_dropped, settings)
     by_line = tests_by_line(new_kept, lines)
-    planned = [Planned(m, tuple(by_line.get(m.file, {}).get(m.line, ()))) for m in mutants]
+    blind = tuple(t for t in new_kept if t not in lines)  # no coverage of its own: try it on every one
+    planned = [Planned(m, (*by_line.get(m.file, {}).get(m.line, ()), *blind)) for m in mutants]
     todo = [p for p in planned if p.tests]
     again = run_planned(build.image, rebuild, gen2.suite, todo, cfg, harness, deadline)
     redone = {r.id: r for r in again.records}
@@ -140,6 +146,89 @@ def strengthen(
         guided=summary,
     )
     return gen2, _with(filt2, final)
+
+
+#: what a guided step writes: test file name -> text, and JUnit name -> file -> lines it
+#: covers (a test missing there is tried on every survivor)
+NewTests = tuple[dict[str, str], dict[str, dict[str, list[int]]]]
+
+
+def _guided_tests(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    mutants: list[Mutant],
+    settings: MutationSettings,
+    client: docker.DockerClient,
+    summary: GuidedSummary,
+    deadline: float,
+) -> NewTests:
+    """The guided step, by the generator that wrote the suite: the agent gets the survivors
+    back as a revision request; otherwise the explorer searches for probes that tell them apart."""
+    if _guide(settings) == "agent":
+        return _agent_tests(src, build, clean, gen, mutants, settings, client)
+    return _explorer_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
+
+
+def _guide(settings: MutationSettings) -> str:
+    return "agent" if settings.generator.name == "agent" else "explorer"
+
+
+def _explorer_tests(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    mutants: list[Mutant],
+    settings: MutationSettings,
+    client: docker.DockerClient,
+    summary: GuidedSummary,
+    deadline: float,
+) -> NewTests:
+    cfg, harness = settings.mutation, settings.filter.harness
+    targets = {(m.file, m.line) for m in mutants}
+    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
+    summary.candidates = len(candidates)
+    rebuild = rebuild_plan(build.recipe)
+    found = (
+        g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, harness, deadline)
+        if candidates
+        else {}
+    )
+    summary.killers = len(found)
+    if not found:
+        return {}, {}
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
+    return files, {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
+
+
+def _agent_tests(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    mutants: list[Mutant],
+    settings: MutationSettings,
+    client: docker.DockerClient,
+) -> NewTests:
+    """One more run of the agent, in a container of the build image, with the survivors as its
+    revision request; no test from it (a model error, an empty answer) is a MutationError."""
+    old = _suite_files(gen.suite)
+    request = revision_request(mutants, src.path)
+    log_dir = settings.names(src).generate_dir
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        ctx = generation_context(box, src, build, clean, settings.generator, log_dir)
+        try:
+            branch = AgentGenerator().revise(ctx, old, request, "mutants")
+        except GenerationError as exc:
+            raise MutationError(f"the agent's revision added no tests: {exc.message}", exc.log) from exc
+    clash = sorted(set(branch.files) & set(old))  # it would replace kept tests: not taken
+    if clash:
+        log.warning("%s: the agent's revision rewrote %s; not taken", src.task_id, ", ".join(clash))
+    files = {name: text for name, text in branch.files.items() if name not in old}
+    lines = {t: v for t, v in branch.per_test_lines.items() if junit_file(t) in files}
+    return files, lines
 
 
 def _candidates(
@@ -204,8 +293,7 @@ def _merged(
 ) -> tuple[GenerateStage, FilterStage]:
     """The suite with the guided tests, as the generate and filter stages would describe it."""
     suite = settings.names(src).suite_dir(f"{gen.branch}-guided")
-    old = {p.name: p.read_text() for p in sorted((gen.suite / "eval" / "tests").glob("test_*.py"))}
-    write_suite(suite, {**old, **files})
+    write_suite(suite, {**_suite_files(gen.suite), **files})
     per_test = {**gen.per_test_lines, **lines}
     gen2 = gen.model_copy(
         update={
@@ -229,3 +317,7 @@ def _merged(
         }
     )
     return gen2, filt2
+
+
+def _suite_files(suite: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted((suite / "eval" / "tests").glob("test_*.py"))}

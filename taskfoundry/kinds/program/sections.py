@@ -38,5 +38,6 @@ def for_mutate(config: Config) -> MutationSettings:
         namespace=config.namespace,
         mutation=config.mutation,
         explorer=config.explorer,
+        generator=for_generate(config).generator,
         filter=for_filter(config),
     )
