@@ -145,3 +145,59 @@ def featlib_tasks(prefect_harness, base_image, tmp_path_factory):  # type: ignor
     out = tmp_path_factory.mktemp("featlib")
     feature = {"min_removed_lines": 3, "min_f2p": 3, "max_tasks": 1}
     return sorted(build_flow(str(EXAMPLES / "featlib"), Config(out=out, kind="feature", feature=feature)))
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real S3-compatible server (moto in server mode) on a loopback port, for the session;
+    yields the standard variables that point s3fs (and so `--out s3://...`) at it."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, log.read_text()[-2000:]
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "moto server did not answer within 60 s"
+                time.sleep(0.2)
+        yield {
+            "AWS_ENDPOINT_URL": url,
+            "AWS_ACCESS_KEY_ID": "taskfoundry-test",
+            "AWS_SECRET_ACCESS_KEY": "taskfoundry-test",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture()
+def s3_env(s3_server: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The S3 variables set in this process for one test (and given to what it starts)."""
+    for key, value in s3_server.items():
+        monkeypatch.setenv(key, value)
+    return s3_server

@@ -4,11 +4,12 @@ A stage's cache key hashes its inputs (its own config section and the results of
 stages it takes, without their `built` flag, which says whether that run made the
 image), its code (the stage's module and every package module that one imports, and the
 same for every stage before it, so an edit re-runs that stage and the ones after it),
-the source of the Prefect task that wraps it, and the taskfoundry version. Results are pickled under
-`<out>/work/results/`, so the same command run again after a crash resumes after
-the last stage that finished. A cached result can still point at something gone
-since: an image removed with `docker rmi`, a suite directory deleted. `stale_reason`
-names such a loss, and the flow then runs the stage again with `refresh_cache`.
+the source of the Prefect task that wraps it, and the taskfoundry version. Results are pickled
+under `<out>/work/results/` (for an object store OUT, under its `work/results/`), so the same
+command run again after a crash resumes after the last stage that finished. A cached result
+can still point at something gone since: an image removed with `docker rmi`, a suite
+directory deleted. `stale_reason` names such a loss, and the flow then runs the stage
+again with `refresh_cache`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from prefect.cache_policies import TASK_SOURCE, CachePolicy
 from prefect.context import TaskRunContext
+from prefect.filesystems import RemoteFileSystem, WritableFileSystem
 from prefect.utilities.hashing import hash_objects
 from pydantic import BaseModel
 
@@ -107,10 +109,13 @@ def results_dir(config: Config) -> Path:
     return (config.work_dir / RESULTS_DIR).resolve()
 
 
-def result_storage(config: Config) -> Path:
-    """Where stage results (and so the cache) live: under the run's own output directory.
+def result_storage(config: Config) -> Path | WritableFileSystem:
+    """Where stage results (and so the cache) live: under the run's own output directory, or
+    under the object store's `work/results/` (one put a result), shared by every worker.
 
-    A path, which Prefect turns into a local file system block (no saved block needed)."""
+    A path, which Prefect turns into a local file system block; or an unsaved fsspec block."""
+    if config.store is not None:
+        return RemoteFileSystem(basepath=f"{config.store}/work/{RESULTS_DIR}")
     path = results_dir(config)
     path.mkdir(parents=True, exist_ok=True)
     return path

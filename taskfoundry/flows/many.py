@@ -30,11 +30,12 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.flows import progress
 from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
-from taskfoundry.flows.index import record
+from taskfoundry.flows.index import INDEX, record
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.report import failure_text
 from taskfoundry.flows.summary import FailureBudgetExceeded, RunRow, RunSummary, over_budget
 from taskfoundry.models import TaskYaml, load_yaml_model
+from taskfoundry.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -147,12 +148,18 @@ def finish(summary: RunSummary, config: Config) -> None:
     """Publish the run summary and the catalog, keep a copy under <out>/runs/, and fail past
     the budget."""
     publish_summary(summary)
+    store = Store.at(config.store) if config.store is not None else None
+    if store is not None:  # every worker's tasks, not only this one's
+        store.mirror(config.out)
     record(config.out, summary.rows)
     if config.tasks_dir.is_dir():
-        publish_catalog(Catalog.load(config.out), where=str(config.out))
+        publish_catalog(Catalog.load(config.out), where=config.store or str(config.out))
     stamp = summary.started_at.strftime("%Y%m%dT%H%M%S")
     name = f"{summary.flow}-{stamp}-{current_run.name or 'local'}.json"  # the dashboard's run name
     atomic.write_json(config.out / "runs" / name, summary.model_dump(mode="json"))
+    if store is not None:
+        store.put_bytes((config.out / INDEX).read_bytes(), INDEX)
+        store.put_bytes((config.out / "runs" / name).read_bytes(), "runs", name)
     if summary.budget_exceeded:
         raise FailureBudgetExceeded(summary)
 
