@@ -67,6 +67,15 @@ class OrchestrationConfig(BaseModel):
         description="run a batch's sources on this Dask scheduler (needs prefect-dask); "
         "None: threads in this process",
     )
+    deployment: str | None = Field(
+        None,
+        description="run each source of a batch as a flow run of this deployment of the "
+        "`build-source` flow (e.g. build-source/build-source) on its work pool's workers; needs an "
+        "object store `out`. None: in the batch's own process",
+    )
+    source_retries: int = Field(
+        1, ge=0, description="a source whose flow run crashed (its worker died) is run again this often"
+    )
     resume: bool = Field(
         True, description="reuse persisted stage results (cache key: inputs + task source + version)"
     )

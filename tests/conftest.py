@@ -201,3 +201,39 @@ def s3_env(s3_server: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[s
     for key, value in s3_server.items():
         monkeypatch.setenv(key, value)
     return s3_server
+
+
+@pytest.fixture(scope="session")
+def remote_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The Docker engine as a remote one: its unix socket forwarded to a loopback TCP port by
+    tests/engine_forward.py. Yields the DOCKER_HOST to set and the file counting connections."""
+    import subprocess
+    import sys
+    import time
+
+    socket = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock").removeprefix("unix://")
+    if socket.startswith(("tcp://", "ssh://")):
+        pytest.skip(f"the engine is already remote ({socket})")
+    port = free_port()
+    counter = tmp_path_factory.mktemp("engine") / "connections"
+    counter.write_text("0")
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("engine_forward.py")), str(port), socket, str(counter)]
+    )
+    host = f"tcp://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "engine_forward.py ended"
+            try:
+                import docker
+
+                docker.DockerClient(base_url=host).ping()
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                assert time.monotonic() < deadline, "the forwarded engine did not answer within 30 s"
+                time.sleep(0.2)
+        yield host, counter
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

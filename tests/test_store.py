@@ -1,6 +1,8 @@
 """An OUT in object storage, against a real S3-compatible server on loopback (moto, `s3_server`):
 a task is whole or invisible, the catalog and `eval` read the same URL, and a build publishes
-its task and its stage results there with nothing but the AWS_* variables set."""
+its task and its stage results there with nothing but the AWS_* variables set, its stages
+talking to the Docker engine over TCP (`remote_engine`), so nothing relies on a file system
+shared with the engine."""
 
 from __future__ import annotations
 
@@ -78,8 +80,9 @@ def test_an_unreachable_store_is_one_clear_error(tmp_path: Path, monkeypatch: py
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_build_publishes_to_s3_and_tasks_and_eval_read_it(
+def test_a_worker_on_a_remote_engine_publishes_to_s3_and_tasks_and_eval_read_it(
     s3_env: dict[str, str],
+    remote_engine: tuple[str, Path],
     prefect_harness: None,
     base_image: str,
     tmp_path: Path,
@@ -92,6 +95,10 @@ def test_build_publishes_to_s3_and_tasks_and_eval_read_it(
     Store.at(url).ensure()
     repo = make_repo(tmp_path / "s3tiny", TINY)
     monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "worker"))
+    # every stage and the grader reach the engine over TCP, as a remote one: no shared paths
+    host, connections = remote_engine
+    monkeypatch.setenv("DOCKER_HOST", host)
+    before = int(connections.read_text())
     built = CliRunner().invoke(main, ["build", str(repo), "--out", url, *FAST])
     assert built.exit_code == 0, built.output + repr(built.exception)
     store = Store.at(url)
@@ -106,7 +113,9 @@ def test_build_publishes_to_s3_and_tasks_and_eval_read_it(
     assert record["task_id"] == task_id and Path(record["path"]).is_relative_to(tmp_path / "reader")
 
     task_dir = open_out(url) / "tasks" / task_id
-    files: dict[str, bytes | str] = {**TINY, "compile.sh": (task_dir / "build.sh").read_text()}
+    # the gold source built with other flags: the same behaviour, not the gold binary's bytes
+    compile_sh = (task_dir / "build.sh").read_text().replace("make -j2", "make -j2 CFLAGS=-O1")
+    files: dict[str, bytes | str] = {**TINY, "compile.sh": compile_sh}
     run_dir = tmp_path / "run" / task_id
     run_dir.mkdir(parents=True)
     submission(run_dir, files).rename(run_dir / "submission.tar.gz")
@@ -114,3 +123,4 @@ def test_build_publishes_to_s3_and_tasks_and_eval_read_it(
     assert graded.exit_code == 0, graded.output + repr(graded.exception)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["resolved_rate"] == 1.0, summary
+    assert int(connections.read_text()) > before, "nothing went through the forwarded engine"

@@ -14,8 +14,10 @@ again with `refresh_cache`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -23,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 from prefect.cache_policies import TASK_SOURCE, CachePolicy
 from prefect.context import TaskRunContext
 from prefect.filesystems import RemoteFileSystem, WritableFileSystem
+from prefect.settings import get_current_settings
 from prefect.utilities.hashing import hash_objects
 from pydantic import BaseModel
 
@@ -115,10 +118,20 @@ def result_storage(config: Config) -> Path | WritableFileSystem:
 
     A path, which Prefect turns into a local file system block; or an unsaved fsspec block."""
     if config.store is not None:
-        return RemoteFileSystem(basepath=f"{config.store}/work/{RESULTS_DIR}")
+        return _store_block(f"{config.store}/work/{RESULTS_DIR}", str(get_current_settings().api.url))
     path = results_dir(config)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@lru_cache(maxsize=16)
+def _store_block(basepath: str, api_url: str) -> RemoteFileSystem:
+    """The block for `basepath`, saved on the server at `api_url` (Prefect takes only saved
+    blocks as result storage). It holds the URL only: credentials stay in the environment."""
+    block = RemoteFileSystem(basepath=basepath)
+    name = "taskfoundry-results-" + hashlib.sha256(basepath.encode()).hexdigest()[:16]
+    block.save(name, overwrite=True)
+    return block
 
 
 @runtime_checkable
