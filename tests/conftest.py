@@ -155,6 +155,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def prefect_server_env(home: Path, port: int) -> dict[str, str]:
+    """The environment of a `prefect server start` on a loopback port, and of its workers."""
+    return {
+        **os.environ,
+        "PREFECT_HOME": str(home / "prefect-home"),
+        "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+    }
+
+
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A real S3-compatible server (moto in server mode) on a loopback port, for the session;

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_flows_docker import remove_orphans
 from test_flows_worker import BIN, _start, _stop, _wait_healthy
 
 from taskfoundry.config import Config
 from taskfoundry.store import LOCAL_ENV, TASKS, Store
 
-from conftest import ROOT, free_port, make_repo
+from conftest import ROOT, free_port, make_repo, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "taskfoundry-scale-pool"
@@ -38,18 +39,8 @@ def pool(
     at a time each), each in a folder of its own; yields the API URL and the two folders."""
     home = tmp_path_factory.mktemp("scale")
     port = free_port()
-    url = f"http://127.0.0.1:{port}/api"
-    env = {
-        **os.environ,
-        **s3_server,
-        "DOCKER_HOST": remote_engine[0],
-        "PREFECT_HOME": str(home / "prefect-home"),
-        "PREFECT_API_URL": url,
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_SERVER_UI_ENABLED": "false",
-        "PREFECT_WORKER_QUERY_SECONDS": "1",
-        "PREFECT_WORKER_PREFETCH_SECONDS": "1",
-    }
+    env = {**prefect_server_env(home, port), **s3_server, "DOCKER_HOST": remote_engine[0]}
+    url = env["PREFECT_API_URL"]
     procs = [
         _start(
             [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
@@ -127,16 +118,6 @@ def _kill_when_building(url: str, source: str, folders: list[Path], done: thread
     return killed
 
 
-def _remove_orphans() -> None:
-    from taskfoundry.sandbox.docker import docker_client
-
-    client = docker_client()
-    for container in client.containers.list(filters={"label": "taskfoundry=sandbox"}):
-        if any(f"local_1776_{KILLED}" in tag for tag in container.image.tags):
-            container.remove(force=True)
-    client.close()
-
-
 def test_two_workers_build_one_batch_and_a_killed_source_fails_alone(
     pool: tuple[str, list[Path]], s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -174,7 +155,7 @@ def test_two_workers_build_one_batch_and_a_killed_source_fails_alone(
     finally:
         done.set()
         killer.join()
-        _remove_orphans()
+        remove_orphans(KILLED)
     assert killed, "the killed source's flow run never ran"
     rows = {Path(r.source).name: r for r in summary.rows}
     assert [rows[n].status for n in ("scaleone", "scaletwo", KILLED)] == ["built", "built", "failed"], rows

@@ -15,6 +15,7 @@ again with `refresh_cache`.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -64,7 +65,15 @@ class StageInputs(CachePolicy):
         if not inputs:
             return None
         stable = {name: _stable(value) for name, value in sorted(inputs.items())}
+        root = shared_root(flow_parameters.get("config"))
+        if root is not None:  # the same key on every worker, whatever its own folder
+            stable = json.loads(json.dumps(stable, default=str).replace(str(root), "<out>"))
         return hash_objects(stable, raise_on_failure=True)
+
+
+def shared_root(config: object) -> Path | None:
+    """The worker's local folder when results are shared through an object store, else None."""
+    return config.out if isinstance(config, Config) and config.store is not None else None
 
 
 @dataclass
@@ -141,10 +150,12 @@ class PointsOutside(Protocol):
     def outside(self) -> Outside: ...
 
 
-def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | None:
-    """Why a cached stage result cannot be trusted any more, or None when it can."""
+def stale_reason(result: object, image_exists: Callable[[str], bool], root: Path | None = None) -> str | None:
+    """Why a cached stage result cannot be trusted any more, or None when it can. With `root`
+    (this worker's folder, results shared through a store) a directory elsewhere is another
+    worker's: not this one's to read."""
     if isinstance(result, tuple):  # a part that hands on several results (strengthen)
-        return next(filter(None, (stale_reason(r, image_exists) for r in result)), None)
+        return next(filter(None, (stale_reason(r, image_exists, root) for r in result)), None)
     if not isinstance(result, PointsOutside):
         return None
     outside = result.outside()
@@ -152,6 +163,8 @@ def stale_reason(result: object, image_exists: Callable[[str], bool]) -> str | N
         if not image_exists(image):
             return f"image {image} is gone"
     for path in outside.dirs:
+        if root is not None and not path.is_relative_to(root):
+            return f"{path} is in another worker's folder"
         if not path.is_dir():
             return f"{path} is gone"
     return None

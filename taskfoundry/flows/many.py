@@ -108,8 +108,7 @@ def dispatched(source: str, config: Config) -> RunRow:
 
     start = time.monotonic()
     orch = config.orchestration
-    if config.store is None:
-        raise ConfigError("orchestration.deployment needs an object store out (s3://bucket/prefix)")
+    assert config.store is not None  # run_batch refuses a deployment without a store
     store = Store.at(config.store)
     # the URL, not this machine's folder: each worker builds in a folder of its own
     params = {
@@ -172,6 +171,8 @@ def run_batch(
 ) -> RunSummary:
     """Map `fn(item=..., config=...)` over `items`; collect rows in input order; enforce the budget."""
     orch = config.orchestration
+    if orch.deployment is not None and config.store is None:
+        raise ConfigError("orchestration.deployment needs an object store out (s3://bucket/prefix)")
     ensure_limits(config)
     summary = RunSummary(flow=name, max_failures=orch.max_failures)
     start = time.monotonic()
