@@ -67,7 +67,10 @@ class StageInputs(CachePolicy):
         stable = {name: _stable(value) for name, value in sorted(inputs.items())}
         root = shared_root(flow_parameters.get("config"))
         if root is not None:  # the same key on every worker, whatever its own folder
-            stable = json.loads(json.dumps(stable, default=str).replace(str(root), "<out>"))
+            try:
+                stable = json.loads(json.dumps(stable).replace(str(root), "<out>"))
+            except TypeError:  # an input JSON cannot hold: hashed as it is, this folder's key
+                pass
         return hash_objects(stable, raise_on_failure=True)
 
 
