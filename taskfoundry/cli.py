@@ -140,6 +140,8 @@ def build(
     except PrefectException as exc:
         _fail(TaskfoundryError(f"flow failed: {exc}"))
     click.echo(built_text(task_dirs, config.tasks_dir))
+    if config.store is not None:
+        click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
 
 
 def read_sources(args: tuple[str, ...]) -> list[str]:
