@@ -18,6 +18,7 @@ from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
+from taskfoundry.store import is_url
 
 CONFIG_OPTION = click.option(
     "--config",
@@ -25,7 +26,9 @@ CONFIG_OPTION = click.option(
     type=click.Path(exists=True, path_type=Path),
     help="YAML config (fields of taskfoundry.config.Config)",
 )
-OUT_OPTION = click.option("--out", type=click.Path(path_type=Path), default=None, help="output dir [./out]")
+OUT_OPTION = click.option(
+    "--out", default=None, help="output dir, or an object store URL (s3://bucket/prefix) [./out]"
+)
 
 
 @click.group()
@@ -57,6 +60,8 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
         config = Config.model_validate(_merge(config.model_dump(), flags))
     except ValueError as exc:
         raise ConfigError(f"bad option: {exc}") from exc
+    if flags.get("out") is not None and not is_url(flags["out"]):
+        config = config.model_copy(update={"store": None})  # a local --out over a config's store URL
     return config.model_copy(update={"out": config.out.resolve()})
 
 
@@ -102,7 +107,7 @@ MUTANTS = click.option(
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def build(
     source: str,
-    out: Path | None,
+    out: str | None,
     config_file: Path | None,
     seed: int | None,
     max_probes: int | None,
@@ -135,6 +140,8 @@ def build(
     except PrefectException as exc:
         _fail(TaskfoundryError(f"flow failed: {exc}"))
     click.echo(built_text(task_dirs, config.tasks_dir))
+    if config.store is not None:
+        click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
 
 
 def read_sources(args: tuple[str, ...]) -> list[str]:
@@ -183,7 +190,7 @@ MAX_FAILURES = click.option(
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def build_many(
     sources: tuple[str, ...],
-    out: Path | None,
+    out: str | None,
     config_file: Path | None,
     concurrency: int | None,
     max_failures: float | None,
@@ -234,7 +241,7 @@ def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> 
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def refresh(
     catalog: Path | None,
-    out: Path | None,
+    out: str | None,
     config_file: Path | None,
     concurrency: int | None,
     max_failures: float | None,

@@ -7,8 +7,9 @@ defined here, not in `flows/`, so the core never imports the orchestration layer
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
@@ -24,6 +25,7 @@ from taskfoundry.models import load_yaml_model
 from taskfoundry.mutation.models import MutationConfig
 from taskfoundry.naming import tasks_dir, work_dir
 from taskfoundry.sources.registry import SourceConfig
+from taskfoundry.store import is_url, local_root
 from taskfoundry.testgen.agent_support import AgentGenConfig
 from taskfoundry.testgen.explorer import ExplorerConfig
 
@@ -65,6 +67,15 @@ class OrchestrationConfig(BaseModel):
         description="run a batch's sources on this Dask scheduler (needs prefect-dask); "
         "None: threads in this process",
     )
+    deployment: str | None = Field(
+        None,
+        description="run each source of a batch as a flow run of this deployment of the "
+        "`build-source` flow (e.g. build-source/build-source) on its work pool's workers; needs an "
+        "object store `out`. None: in the batch's own process",
+    )
+    source_retries: int = Field(
+        1, ge=0, description="a source whose flow run crashed (its worker died) is run again this often"
+    )
     resume: bool = Field(
         True, description="reuse persisted stage results (cache key: inputs + task source + version)"
     )
@@ -77,6 +88,11 @@ class Config(BaseModel):
     model_config = {"extra": "forbid"}
 
     out: Path = Field(Path("out"), description="output directory (tasks/ and work/ inside)")
+    store: str | None = Field(
+        None,
+        description="object storage OUT (an fsspec URL, s3://bucket/prefix): tasks, stage results "
+        "and run records published there; `out` is then this worker's own local folder",
+    )
     namespace: str = Field("taskfoundry", description="image namespace, as $PROGRAMBENCH_DOCKER_ORG")
     executable: str | None = Field(None, description="which built program is the task's")
     recipe: RecipeFile | None = Field(
@@ -99,6 +115,15 @@ class Config(BaseModel):
         default_factory=FeatureConfig, description="the feature kind: thresholds, levels, budgets"
     )
     orchestration: OrchestrationConfig = Field(default_factory=OrchestrationConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _url_out(cls, data: Any) -> Any:
+        """`out: s3://bucket/prefix` means: publish there, build in a local folder of this worker."""
+        if isinstance(data, dict) and is_url(str(data.get("out", ""))):
+            url = str(data["out"]).rstrip("/")
+            return {**data, "store": url, "out": local_root(url)}
+        return data
 
     @field_validator("kind")
     @classmethod

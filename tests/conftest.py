@@ -145,3 +145,108 @@ def featlib_tasks(prefect_harness, base_image, tmp_path_factory):  # type: ignor
     out = tmp_path_factory.mktemp("featlib")
     feature = {"min_removed_lines": 3, "min_f2p": 3, "max_tasks": 1}
     return sorted(build_flow(str(EXAMPLES / "featlib"), Config(out=out, kind="feature", feature=feature)))
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def prefect_server_env(home: Path, port: int) -> dict[str, str]:
+    """The environment of a `prefect server start` on a loopback port, and of its workers."""
+    return {
+        **os.environ,
+        "PREFECT_HOME": str(home / "prefect-home"),
+        "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+    }
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real S3-compatible server (moto in server mode) on a loopback port, for the session;
+    yields the standard variables that point s3fs (and so `--out s3://...`) at it."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, log.read_text()[-2000:]
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "moto server did not answer within 60 s"
+                time.sleep(0.2)
+        yield {
+            "AWS_ENDPOINT_URL": url,
+            "AWS_ACCESS_KEY_ID": "taskfoundry-test",
+            "AWS_SECRET_ACCESS_KEY": "taskfoundry-test",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture()
+def s3_env(s3_server: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The S3 variables set in this process for one test (and given to what it starts)."""
+    for key, value in s3_server.items():
+        monkeypatch.setenv(key, value)
+    return s3_server
+
+
+@pytest.fixture(scope="session")
+def remote_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The Docker engine as a remote one: its unix socket forwarded to a loopback TCP port by
+    tests/engine_forward.py. Yields the DOCKER_HOST to set and the file counting connections."""
+    import subprocess
+    import sys
+    import time
+
+    socket = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock").removeprefix("unix://")
+    if socket.startswith(("tcp://", "ssh://")):
+        pytest.skip(f"the engine is already remote ({socket})")
+    port = free_port()
+    counter = tmp_path_factory.mktemp("engine") / "connections"
+    counter.write_text("0")
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("engine_forward.py")), str(port), socket, str(counter)]
+    )
+    host = f"tcp://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "engine_forward.py ended"
+            try:
+                import docker
+
+                docker.DockerClient(base_url=host).ping()
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                assert time.monotonic() < deadline, "the forwarded engine did not answer within 30 s"
+                time.sleep(0.2)
+        yield host, counter
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

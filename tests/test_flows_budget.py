@@ -96,15 +96,14 @@ def test_past_the_budget_the_run_ends_early(tmp_path: Path, prefect_harness: Non
     assert statuses[3] == "cancelled" and "cancelled" in result.output
 
 
-def test_a_dask_address_without_prefect_dask_is_a_config_error() -> None:
-    import importlib.util
+def test_a_dask_address_without_prefect_dask_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
 
     from taskfoundry.config import Config
     from taskfoundry.errors import ConfigError
     from taskfoundry.flows.many import batch_runner
 
-    if importlib.util.find_spec("prefect_dask") is not None:
-        pytest.skip("prefect-dask is installed")
+    monkeypatch.setitem(sys.modules, "prefect_dask", None)  # as if not installed (the `dask` extra)
     config = Config.model_validate({"orchestration": {"dask_address": "tcp://127.0.0.1:8786"}})
     with pytest.raises(ConfigError, match="prefect-dask"):
         batch_runner(config)

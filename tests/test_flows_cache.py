@@ -31,6 +31,7 @@ from taskfoundry.pipeline.results import (
     LintStage,
     SourceResult,
 )
+from taskfoundry.store import LOCAL_ENV
 
 
 def _key(**inputs: Any) -> str | None:
@@ -316,3 +317,40 @@ def test_a_new_explorer_seed_reuses_the_build_and_the_cleanroom(
     budget = seeded.model_copy(update={"mutation": seeded.mutation.model_copy(update={"budget": 9})})
     stages_flow(src, budget)
     assert RAN == ["mutation", "package"]  # a new mutation budget re-runs only the mutation stage
+
+
+def test_with_a_store_keys_are_the_same_whatever_the_workers_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def key_on(worker: str, out: str) -> str | None:
+        monkeypatch.setenv(LOCAL_ENV, str(tmp_path / worker))
+        config = Config.model_validate({"out": out})
+        src = SourceResult(
+            path=config.work_dir / "sources" / "x",
+            owner="o",
+            repo="r",
+            commit="c" * 40,
+            source="s",
+            task_id="o__r.c",
+        )
+        params = {"src": src, "settings": sections.for_build(config)}
+        return StageInputs().compute_key(None, params, {"config": config})  # type: ignore[arg-type]
+
+    assert key_on("w1", "s3://b/tf") == key_on("w2", "s3://b/tf")
+    assert key_on("w1", str(tmp_path / "a")) != key_on("w1", str(tmp_path / "b"))  # local OUTs: as before
+
+
+def test_with_a_store_a_directory_of_another_worker_is_stale(tmp_path: Path) -> None:
+    suite = tmp_path / "w1" / "suite"
+    (suite / "eval" / "tests").mkdir(parents=True)
+    gen = GenerateStage(
+        branch="b",
+        suite=suite,
+        tests=[],
+        generated=0,
+        probes_run=0,
+        exhausted=None,
+        coverage=CoverageReport.from_lines({}, {}),
+    )
+    assert stale_reason(gen, lambda tag: True, tmp_path / "w1") is None
+    assert "another worker's folder" in (stale_reason(gen, lambda tag: True, tmp_path / "w2") or "")

@@ -142,16 +142,16 @@ def killed_after_build(tiny_repo: Path, tmp_path: Path, prefect_harness: None) -
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
-        _remove_orphans()
+        remove_orphans(NAME)
 
 
-def _remove_orphans() -> None:
-    """Sandboxes the killed process had open: SIGKILL left them running."""
+def remove_orphans(name: str) -> None:
+    """Sandboxes a killed process had open for the repo `name`: SIGKILL left them running."""
     from taskfoundry.sandbox.docker import docker_client
 
     client = docker_client()
     for container in client.containers.list(filters={"label": "taskfoundry=sandbox"}):
-        if any(f"local_1776_{NAME}" in tag for tag in container.image.tags):
+        if any(f"local_1776_{name}" in tag for tag in container.image.tags):
             container.remove(force=True)
     client.close()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,17 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import ROOT, make_repo
+from conftest import ROOT, free_port, make_repo, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 BIN = Path(sys.executable).parent
 POOL = "taskfoundry-test-pool"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -62,17 +55,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     """`prefect server start` on a loopback port with its own PREFECT_HOME, then a process pool and
     a worker polling it every second."""
     tmp_path = tmp_path_factory.mktemp("server")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/api"
-    env = {
-        **os.environ,
-        "PREFECT_HOME": str(tmp_path / "prefect-home"),
-        "PREFECT_API_URL": url,
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_SERVER_UI_ENABLED": "false",
-        "PREFECT_WORKER_QUERY_SECONDS": "1",
-        "PREFECT_WORKER_PREFETCH_SECONDS": "1",
-    }
+    port = free_port()
+    env = prefect_server_env(tmp_path, port)
+    url = env["PREFECT_API_URL"]
     procs = [
         _start(
             [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],

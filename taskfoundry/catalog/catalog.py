@@ -28,6 +28,7 @@ from taskfoundry.catalog.index import load_index
 from taskfoundry.catalog.records import TaskRecord, read_record
 from taskfoundry.errors import ConfigError
 from taskfoundry.harness.config import EvalConfig
+from taskfoundry.store import open_out
 
 log = logging.getLogger(__name__)
 DUMP_SUFFIXES = (".json", ".jsonl")
@@ -68,8 +69,9 @@ class Catalog:
 
     @classmethod
     def load(cls, path: str | Path) -> Catalog:
-        """A tasks folder, a folder holding `tasks/` (an OUT folder or a release), or a dump."""
-        path = Path(path)
+        """A tasks folder, a folder holding `tasks/` (an OUT folder or a release), a dump, or an
+        OUT in object storage (`s3://bucket/prefix`: read through this machine's mirror of it)."""
+        path = open_out(path)
         if path.is_dir():
             return cls._from_folder(path)
         if path.is_file() and path.suffix in DUMP_SUFFIXES:

@@ -21,8 +21,24 @@ from rich.table import Table
 from taskfoundry.catalog.card import COLUMNS, catalog_rows
 from taskfoundry.catalog.catalog import BREAKDOWN_FIELDS, Catalog
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.store import is_url, open_out
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class FolderOrStore(click.ParamType):
+    """An existing local path, or an object store URL (s3://bucket/prefix): its whole published
+    tasks copied into this machine's mirror folder, which is what the command reads."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        if isinstance(value, Path) or not is_url(str(value)):
+            return click.Path(exists=True, path_type=Path).convert(value, param, ctx)  # type: ignore[no-any-return]
+        try:
+            return open_out(str(value))
+        except (TaskfoundryError, OSError) as exc:
+            self.fail(f"{value}: {exc}", param, ctx)
 
 
 def _fail(exc: TaskfoundryError) -> NoReturn:
@@ -76,7 +92,7 @@ def tasks_command(publish: Publisher) -> click.Command:
     """The `tasks` command; `publish` runs for `--publish`."""
 
     @click.command("tasks")
-    @click.argument("path", type=click.Path(exists=True, path_type=Path))
+    @click.argument("path", type=FolderOrStore())
     @click.option("--language", multiple=True, help="keep this language (repeatable)")
     @click.option("--difficulty", multiple=True, help="keep this difficulty: easy, medium, hard (repeatable)")
     @click.option(
@@ -101,7 +117,8 @@ def tasks_command(publish: Publisher) -> click.Command:
     def command(
         path: Path, limit: int | None, fmt: str, breakdown: str | None, publish_it: bool, **filters: Any
     ) -> None:
-        """List the built tasks of PATH: an OUT folder, a tasks folder, a release or a .json/.jsonl dump."""
+        """List the built tasks of PATH: an OUT folder (or its object store URL), a tasks folder, a
+        release or a .json/.jsonl dump."""
         try:
             _list(path, limit, fmt, breakdown, filters)
             if publish_it:

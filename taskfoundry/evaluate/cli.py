@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.harness.config import EvalConfig
+from taskfoundry.store import TASKS, is_url, open_out
 
 
 def load_eval_config(path: Path | None, overrides: dict[str, object]) -> EvalConfig:
@@ -36,10 +37,9 @@ def load_eval_config(path: Path | None, overrides: dict[str, object]) -> EvalCon
 @click.option(
     "--tasks",
     "tasks_dir",
-    type=click.Path(path_type=Path),
-    default=Path("out/tasks"),
+    default="out/tasks",
     show_default=True,
-    help="where the task directories are",
+    help="where the task directories are: a folder, or an OUT in object storage (s3://bucket/prefix)",
 )
 @click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="tasks evaluated at the same time [1]"
@@ -53,7 +53,7 @@ def load_eval_config(path: Path | None, overrides: dict[str, object]) -> EvalCon
 )
 def _eval(
     run_dir: Path,
-    tasks_dir: Path,
+    tasks_dir: str,
     workers: int | None,
     compile_timeout: float | None,
     config_file: Path | None,
@@ -65,7 +65,8 @@ def _eval(
 
     try:
         config = load_eval_config(config_file, {"workers": workers, "compile_timeout": compile_timeout})
-        summary = evaluate_run(run_dir, tasks_dir, config)
+        tasks = open_out(tasks_dir) / TASKS if is_url(tasks_dir) else Path(tasks_dir)
+        summary = evaluate_run(run_dir, tasks, config)
     except TaskfoundryError as exc:
         click.echo(f"taskfoundry: {exc}", err=True)
         sys.exit(1)

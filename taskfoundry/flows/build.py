@@ -16,6 +16,7 @@ from taskfoundry.flows.tasks import StageLog, build_task, kind_tasks, package_ta
 from taskfoundry.kinds.base import Part, make_kind
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.results import SourceResult
+from taskfoundry.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,8 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         stage_log, config, package_task, name, src, build, start, suite, review, verdict, config, seconds
     )
     for task_dir in task_dirs:
+        if config.store is not None:  # whole or not at all: its marker goes last
+            Store.at(config.store).publish_task(task_dir)
         publish_task(task_dir, stage_log.cached)
     return task_dirs
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task, unmapped
+from prefect.client.schemas.objects import FlowRun
 from prefect.futures import PrefectFuture, as_completed
 from prefect.runtime import flow_run as current_run
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -30,11 +31,12 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.flows import progress
 from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
-from taskfoundry.flows.index import record
+from taskfoundry.flows.index import INDEX, record
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.report import failure_text
 from taskfoundry.flows.summary import FailureBudgetExceeded, RunRow, RunSummary, over_budget
 from taskfoundry.models import TaskYaml, load_yaml_model
+from taskfoundry.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,13 @@ def failed_row(source: str, exc: BaseException, start: float) -> RunRow:
 @task(name="build-source", task_run_name="build {item}")
 def build_one(item: str, config: Config) -> RunRow:
     """The per-source boundary: whatever goes wrong becomes this source's error row."""
-    source = item
+    if config.orchestration.deployment is not None:
+        return dispatched(item, config)
+    return build_here(item, config)
+
+
+def build_here(source: str, config: Config) -> RunRow:
+    """Build `source` in this process; its row."""
     start = time.monotonic()
     try:
         task_dirs = build_flow(source, config)
@@ -76,6 +84,55 @@ def build_one(item: str, config: Config) -> RunRow:
         return failed_row(source, exc, start)
     row = built_row(source, task_dirs, time.monotonic() - start)
     progress.source_done(source, True, f"{row.tests_kept} tests kept")
+    return row
+
+
+def _row_key(flow_run_id: object) -> tuple[str, str, str]:
+    return ("runs", "rows", f"{flow_run_id}.json")
+
+
+@flow(name="build-source", log_prints=False)
+def build_source_flow(source: str, config: Config) -> RunRow:
+    """One source of a batch as a flow run of its own, on whichever worker takes it: its row,
+    also put in the object store for the batch that dispatched it (`dispatched`)."""
+    row = build_here(source, config)
+    if config.store is not None:
+        Store.at(config.store).put_bytes(row.model_dump_json().encode(), *_row_key(current_run.id))
+    return row
+
+
+def dispatched(source: str, config: Config) -> RunRow:
+    """Run `source` as a flow run of `orchestration.deployment` and wait for it; a crashed run (its
+    worker died) is run again up to `source_retries` times, then it is a failed row naming why."""
+    from prefect.deployments import run_deployment
+
+    start = time.monotonic()
+    orch = config.orchestration
+    assert config.store is not None  # run_batch refuses a deployment without a store
+    store = Store.at(config.store)
+    # the URL, not this machine's folder: each worker builds in a folder of its own
+    params = {
+        "source": source,
+        "config": {**config.model_dump(mode="json", exclude={"store"}), "out": store.url},
+    }
+    why = "no flow run"
+    for attempt in range(orch.source_retries + 1):
+        run: FlowRun = run_deployment(  # type: ignore[assignment] # the sync form, in a thread
+            str(orch.deployment), parameters=params, poll_interval=2, as_subflow=True
+        )
+        state = run.state
+        if state is not None and state.is_completed():
+            data = store.get_bytes(*_row_key(run.id))
+            if data is not None:
+                return RunRow.model_validate_json(data)
+            why = f"flow run {run.name} completed but put no row in {store.url}"
+            break
+        why = f"flow run {run.name} {state.name if state else 'lost'}: {state.message if state else ''}"
+        if state is None or not state.is_crashed():
+            break
+        log.warning("%s: %s (attempt %d)", source, why, attempt + 1)
+    row = RunRow(source=source, status="failed", error=why, seconds=round(time.monotonic() - start, 2))
+    progress.source_done(source, False, "flow run failed")
     return row
 
 
@@ -114,6 +171,8 @@ def run_batch(
 ) -> RunSummary:
     """Map `fn(item=..., config=...)` over `items`; collect rows in input order; enforce the budget."""
     orch = config.orchestration
+    if orch.deployment is not None and config.store is None:
+        raise ConfigError("orchestration.deployment needs an object store out (s3://bucket/prefix)")
     ensure_limits(config)
     summary = RunSummary(flow=name, max_failures=orch.max_failures)
     start = time.monotonic()
@@ -147,12 +206,18 @@ def finish(summary: RunSummary, config: Config) -> None:
     """Publish the run summary and the catalog, keep a copy under <out>/runs/, and fail past
     the budget."""
     publish_summary(summary)
+    store = Store.at(config.store) if config.store is not None else None
+    if store is not None:  # every worker's tasks, not only this one's
+        store.mirror(config.out)
     record(config.out, summary.rows)
     if config.tasks_dir.is_dir():
-        publish_catalog(Catalog.load(config.out), where=str(config.out))
+        publish_catalog(Catalog.load(config.out), where=config.store or str(config.out))
     stamp = summary.started_at.strftime("%Y%m%dT%H%M%S")
     name = f"{summary.flow}-{stamp}-{current_run.name or 'local'}.json"  # the dashboard's run name
     atomic.write_json(config.out / "runs" / name, summary.model_dump(mode="json"))
+    if store is not None:
+        store.put_bytes((config.out / INDEX).read_bytes(), INDEX)
+        store.put_bytes((config.out / "runs" / name).read_bytes(), "runs", name)
     if summary.budget_exceeded:
         raise FailureBudgetExceeded(summary)
 

@@ -24,6 +24,7 @@ from taskfoundry.models import TaskYaml, load_yaml_model
 from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.results import SourceResult
 from taskfoundry.pipeline.source import source_stage
+from taskfoundry.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 def already_built(src: SourceResult, config: Config) -> Path | None:
     """The task directory built from this very commit, if there is one."""
     task_dir = TaskNames.of(src, config.namespace, config.out).task_dir
+    if config.store is not None and Store.at(config.store).fetch_task(task_dir.name, task_dir.parent) is None:
+        return None  # what the store holds counts, not this worker's folder
     try:
         task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     except ConfigError:

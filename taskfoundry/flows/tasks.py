@@ -22,7 +22,7 @@ from prefect.tasks import Task
 from taskfoundry.config import Config
 from taskfoundry.errors import StageError, TaskfoundryError
 from taskfoundry.flows import progress
-from taskfoundry.flows.cache import result_storage, stage_cache, stale_reason
+from taskfoundry.flows.cache import result_storage, shared_root, stage_cache, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.base import PARTS, Part, TaskKind, make_kind
@@ -184,7 +184,7 @@ def _run(stage_log: StageLog, config: Config, fn: Task[..., Any], args: tuple[An
     state = cast(State[Any], fn(*args, return_state=True))
     result = state.result()  # raises the stage's own error when it failed
     cached = state.name == "Cached"
-    reason = stale_reason(result, _image_exists) if cached else None
+    reason = stale_reason(result, _image_exists, shared_root(config)) if cached else None
     if reason:
         log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source, fn.name, reason)
         return fn.with_options(refresh_cache=True)(*args), False
