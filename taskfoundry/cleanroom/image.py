@@ -71,9 +71,7 @@ def build_cleanroom(
     return load_layer_image(client, base, layer, tag, config=config, comment="taskfoundry cleanroom")
 
 
-def _inputs_hash(
-    base_id: str, files: dict[str, bytes], gold: bytes, mode: int, runtime: bytes | None
-) -> str:
+def _inputs_hash(base_id: str, files: dict[str, bytes], gold: bytes, mode: int, runtime: bytes | None) -> str:
     digest = hashlib.sha256(f"{_VERSION}\0{base_id}\0{mode:o}\0".encode())
     for rel in sorted(files):
         digest.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
@@ -148,4 +146,3 @@ def _add_runtime(tar: tarfile.TarFile, runtime_data: bytes) -> None:
             member.uid = member.gid = 0
             member.uname = member.gname = "root"
             tar.addfile(member, handle)
-

@@ -16,6 +16,7 @@ import re
 import tarfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -74,13 +75,16 @@ def scan(
     exempt from the source-copy check at exactly that path with exactly those bytes."""
     cfg = config or LeakScanConfig()
     start = time.monotonic()
-    index = shingles.build_index(source, cfg.shingle_tokens) if source else None
-    remote_cfg = {
-        "gold_mode": 0o755 if gold_readable else 0o111,
-        "allowed": allowed or {},
-        "source_hashes": source_hashes(source) if source else {},
-    }
-    remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg)
+    with ThreadPoolExecutor(1) as pool:
+        # the source's shingle index is made on the host while the container walks
+        indexing = pool.submit(shingles.build_index, source, cfg.shingle_tokens) if source else None
+        remote_cfg = {
+            "gold_mode": 0o755 if gold_readable else 0o111,
+            "allowed": allowed or {},
+            "source_hashes": source_hashes(source) if source else {},
+        }
+        remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg)
+        index = indexing.result() if indexing else None
     findings = [LeakFinding(**f) for f in remote["findings"]]
     findings += text_findings(texts, index, cfg.max_parse_error_ratio)
     findings.sort(key=lambda f: (f.path, f.kind))
