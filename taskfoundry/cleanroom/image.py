@@ -26,7 +26,7 @@ from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
 from taskfoundry.images.layer import load_layer_image
 
-__all__ = ["WORKSPACE", "build_cleanroom", "workspace_layer"]
+__all__ = ["WORKSPACE", "build_cleanroom", "layer_roots", "workspace_layer"]
 
 WORKER = (1000, 1000, "worker")
 HOME = "/home/worker"
@@ -83,6 +83,11 @@ def _inputs_hash(base_id: str, files: dict[str, bytes], gold: bytes, mode: int, 
 def _with_home(client: docker.DockerClient, base: str) -> list[str]:
     env = client.api.inspect_image(base).get("Config", {}).get("Env") or []
     return [e for e in env if not e.startswith("HOME=")] + [f"HOME={HOME}"]
+
+
+def layer_roots(runtime_data: dict[str, bytes]) -> tuple[str, ...]:
+    """Where `workspace_layer` writes (runtime data: absolute path -> bytes)."""
+    return (WORKSPACE, "/opt", *sorted(runtime_data))
 
 
 def workspace_layer(

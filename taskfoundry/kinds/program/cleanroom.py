@@ -13,7 +13,7 @@ from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
-from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.errors import LeakError
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
@@ -52,6 +52,9 @@ def cleanroom_stage(
         assets=files,
         runtime_data=runtime.runtime_tar(data) if data else None,
     )
+    # the base's directories are listed once per base image, not walked in every cleanroom
+    base_id = client.images.get(build.runtime_image).id.removeprefix("sha256:")
+    pristine = leakscan.Pristine(layer_roots(data), names.work_dir / "leakscan" / f"{base_id}.json")
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
         leak = leakscan.scan(
             box,
@@ -60,6 +63,7 @@ def cleanroom_stage(
             source=src.path,
             gold_readable=visible,
             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
+            pristine=pristine,
         )
     return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
 
