@@ -16,6 +16,7 @@ after, on the same machine, in one run.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -105,6 +106,14 @@ def _untag(repository: str) -> None:
                     print(f"note: could not remove {tag}: {exc}", file=sys.stderr)
 
 
+def uncached_client() -> Any:
+    """A client whose image builds ignore the engine's layer cache, which would make a
+    "cold" build replay an earlier build of the same context step by step."""
+    client = docker_client()
+    client.api.build = functools.partial(client.api.build, nocache=True)  # type: ignore[method-assign]
+    return client
+
+
 def stages(source: str, out: Path, *, cold_build: bool) -> dict[str, Any]:
     """Source, build (cold when asked) and a cold cleanroom with the stage functions of
     whatever `taskfoundry` this process imports."""
@@ -116,14 +125,15 @@ def stages(source: str, out: Path, *, cold_build: bool) -> dict[str, Any]:
     from taskfoundry.pipeline.source import source_stage
 
     config = Config(out=out, namespace=NAMESPACE)
-    client = docker_client()
     src = source_stage(_source(source), config.sources, config.work_dir)
     names = sections.for_build(config).names(src)
+    client = uncached_client() if cold_build else docker_client()
     if cold_build:
         _untag(names.build_repo)
     start = time.monotonic()
     build = build_stage(src, sections.for_build(config), client)
     build_s = time.monotonic() - start
+    client = uncached_client()  # the old cleanroom was a docker build too
     _untag(names.cleanroom_repo)
     start = time.monotonic()
     clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)

@@ -25,6 +25,7 @@ GOLD = b"\x7fELF not really, but bytes the worker must not read\n" * 4
 DOCS = {"README.md": "# tool\n\nDoes things.\n", "docs/usage/tool.txt": "usage: tool [-x]\n"}
 ASSETS = {"assets/tests/data/sample.bin": b"\x00\x01binary"}
 RUNTIME = {"/usr/local/share/tool/font.flf": b"flf2a$ 1 1 1 0 1\n"}
+DATA = runtime_tar(RUNTIME)
 # one line per path: owner, group, octal mode, type
 STAT = (
     "stat -c '%U %G %a %F %n' /opt /workspace /workspace/executable /workspace/README.md"
@@ -34,16 +35,12 @@ STAT = (
 
 
 def test_layer_has_the_owners_modes_and_one_clean_commit(docker_client, base_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    tag, built = build_cleanroom(
-        docker_client,
-        base_image,
-        GOLD,
-        DOCS,
-        tmp_path,
-        REPO,
-        assets=ASSETS,
-        runtime_data=runtime_tar(RUNTIME),
-    )
+    def build() -> tuple[str, bool]:
+        return build_cleanroom(
+            docker_client, base_image, GOLD, DOCS, tmp_path, REPO, assets=ASSETS, runtime_data=DATA
+        )
+
+    tag, built = build()
     try:
         assert built
         config = docker_client.api.inspect_image(tag)["Config"]
@@ -87,17 +84,7 @@ def test_layer_has_the_owners_modes_and_one_clean_commit(docker_client, base_ima
         ]
         assert gold.stdout.decode().split()[0] == hashlib.sha256(GOLD).hexdigest()
         assert not unreadable.ok and font.stdout == RUNTIME["/usr/local/share/tool/font.flf"]
-        again = build_cleanroom(
-            docker_client,
-            base_image,
-            GOLD,
-            DOCS,
-            tmp_path,
-            REPO,
-            assets=ASSETS,
-            runtime_data=runtime_tar(RUNTIME),
-        )
-        assert again == (tag, False)
+        assert build() == (tag, False)
         other, other_built = build_cleanroom(docker_client, base_image, GOLD + b"x", DOCS, tmp_path, REPO)
         assert other_built and other != tag
         docker_client.images.remove(other)

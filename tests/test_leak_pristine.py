@@ -12,9 +12,7 @@ which the listing hides.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import tarfile
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +23,7 @@ from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.cleanroom.leakscan import LeakReport, Pristine, scan
 from taskfoundry.images.layer import load_layer_image
 from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.sandbox.tarutil import tar_files
 
 pytestmark = pytest.mark.docker
 
@@ -47,16 +46,6 @@ GOLD = b"\x7fELF a pretend executable, only its sha256 matters to the scan\n" * 
 README = "# sumtool\n\nPrints a checksum of its input.\n\n" + FUNCTION
 
 
-def _tar(files: dict[str, bytes], mode: int = 0o644) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), mode
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sumtool")
@@ -71,7 +60,7 @@ def image(docker_client, base_image, tmp_path_factory) -> Iterator[str]:  # type
     leaky_base, _ = load_layer_image(
         docker_client,
         base_image,
-        _tar({"srv/notes.txt": SOURCE.encode(), "var/tmp/.g": GOLD}),
+        tar_files({"srv/notes.txt": SOURCE.encode(), "var/tmp/.g": GOLD}),
         "taskfoundry-test/leak-pristine-base:1",
         config={},
         comment="planted leaks",

@@ -10,9 +10,7 @@ the engine reads none of them) and holds only the new layer unpacks that one tar
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import tarfile
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +19,7 @@ from docker.errors import APIError
 
 from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
+from taskfoundry.sandbox.tarutil import tar_files
 
 _CREATED = "2000-01-01T00:00:00Z"  # fixed: the same inputs give the same image
 
@@ -58,7 +57,7 @@ def load_layer_image(
     # the base's layers are named, never shipped: the engine finds them by chain id
     layer_names = [f"{d.split(':')[1]}/layer.tar" for d in base_layers] + [f"{diff_id[7:]}/layer.tar"]
     manifest = [{"Config": config_name, "RepoTags": [tag], "Layers": layer_names}]
-    archive = _tar(
+    archive = tar_files(
         {
             "manifest.json": json.dumps(manifest).encode(),
             config_name: config_bytes,
@@ -74,13 +73,3 @@ def load_layer_image(
     if not image_exists(client, tag):
         raise ImageError(f"docker load of {tag} ended without the image")
     return tag, True
-
-
-def _tar(files: Mapping[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
