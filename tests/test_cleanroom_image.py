@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.cleanroom.image import build_cleanroom, workspace_layer
 from taskfoundry.cleanroom.runtime import runtime_tar
+from taskfoundry.images.layer import commit_layer_image
 from taskfoundry.sandbox.docker import DockerSandbox
 
 pytestmark = pytest.mark.docker
@@ -88,5 +89,28 @@ def test_layer_has_the_owners_modes_and_one_clean_commit(docker_client, base_ima
         other, other_built = build_cleanroom(docker_client, base_image, GOLD + b"x", DOCS, tmp_path, REPO)
         assert other_built and other != tag
         docker_client.images.remove(other)
+    finally:
+        docker_client.images.remove(tag)
+
+
+def test_commit_fallback_makes_the_same_workspace(docker_client, base_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The path taken when the engine refuses an archive without the base's layers."""
+    layer = workspace_layer(tmp_path, {rel: text.encode() for rel, text in DOCS.items()}, GOLD, 0o111, None)
+    tag = f"{REPO}:commit-fallback"
+    config = {
+        "User": "worker",
+        "Env": ["HOME=/home/worker", "PATH=/usr/bin:/bin"],
+        "WorkingDir": "/workspace",
+    }
+    commit_layer_image(docker_client, base_image, layer, tag, config=config)
+    try:
+        assert docker_client.api.inspect_image(tag)["Config"]["User"] == "worker"
+        with DockerSandbox(tag, client=docker_client) as box:
+            res = box.exec(
+                "stat -c '%U %a' /workspace/executable /opt && git status --porcelain && id -un",
+                timeout=60,
+                workdir="/workspace",
+            )
+        assert res.ok and res.stdout.decode().split() == ["root", "111", "worker", "755", "worker"]
     finally:
         docker_client.images.remove(tag)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
 from taskfoundry.sandbox.tarutil import tar_files
 
+log = logging.getLogger(__name__)
 _CREATED = "2000-01-01T00:00:00Z"  # fixed: the same inputs give the same image
 
 
@@ -67,9 +69,28 @@ def load_layer_image(
     try:  # the engine streams its progress; an error comes as a message, not a status
         errors = [c["error"] for c in client.api.load_image(archive, quiet=True) if "error" in c]
     except APIError as exc:
-        raise ImageError(f"docker load of {tag} failed: {exc}") from exc
-    if errors:
-        raise ImageError(f"docker load of {tag} failed: {errors[0]}")
-    if not image_exists(client, tag):
-        raise ImageError(f"docker load of {tag} ended without the image")
+        errors = [str(exc)]
+    if errors or not image_exists(client, tag):
+        # an engine that wants every layer in the archive (the containerd image store)
+        log.warning("docker load of %s failed (%s): committing a container instead", tag, errors[:1])
+        commit_layer_image(client, base, layer, tag, config=config)
     return tag, True
+
+
+def commit_layer_image(
+    client: docker.DockerClient, base: str, layer: bytes, tag: str, *, config: Mapping[str, Any]
+) -> str:
+    """The same image made the slow way: a container of `base` (never started), the layer
+    unpacked into it, one commit."""
+    repo, _, version = tag.rpartition(":")
+    try:
+        container = client.containers.create(base, ["true"], user="0:0", network_mode="none")
+        try:
+            if not container.put_archive("/", layer):
+                raise ImageError(f"cannot unpack the layer of {tag} into a container of {base}")
+            container.commit(repo, version, conf=dict(config))
+        finally:
+            container.remove(force=True)
+    except APIError as exc:
+        raise ImageError(f"cannot make {tag} from {base}: {exc}") from exc
+    return tag
