@@ -6,7 +6,10 @@ generators and the filter's usage dummies read it from this stage's result.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import docker
+from pydantic import Field
 
 from taskfoundry.builders.build import GOLD
 from taskfoundry.builders.layout import WORKSPACE
@@ -27,6 +30,9 @@ class CleanroomSettings(StageSettings):
     """What the cleanroom stage reads."""
 
     usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
+    # the leak scan's listings of base images, by image id: shared by every run on this
+    # machine, so each base is walked once (see docs/leak-scan.md)
+    listing_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "taskfoundry" / "leakscan")
 
 
 def cleanroom_stage(
@@ -54,7 +60,7 @@ def cleanroom_stage(
     )
     # the base's directories are listed once per base image, not walked in every cleanroom
     base_id = client.images.get(build.runtime_image).id.removeprefix("sha256:")
-    pristine = leakscan.Pristine(layer_roots(data), names.work_dir / "leakscan" / f"{base_id}.json")
+    pristine = leakscan.Pristine(layer_roots(data), settings.listing_dir / f"{base_id}.json")
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
         leak = leakscan.scan(
             box,
