@@ -185,21 +185,33 @@ def stages_only(sources: list[str], out: Path, baseline_ref: str | None) -> None
     rows: list[tuple[str, str, dict[str, Any]]] = []
     try:
         for source in sources:
-            after = stages(source, out, cold_build=True)  # the cold build, timed once
-            if tree is not None:
-                before = baseline_stages(tree, source, out)
-                before["build"] = after["build"]  # the same image: its warm rebuild is no build time
-                rows.append((source, f"before ({baseline_ref})", before))
-                print(stage_table(rows[-1:]).splitlines()[-1], flush=True)
-                again = stages(source, out, cold_build=False)
-                after = {**again, "build": after["build"]}
-            rows.append((source, "after", after))
-            print(stage_table(rows[-1:]).splitlines()[-1], flush=True)
+            try:
+                rows += measure(source, out, tree, baseline_ref)
+            except Exception as exc:  # one source that cannot be fetched or built is a row
+                print(f"| {source} | failed: {str(exc).splitlines()[-1][:200]} | | | | | |", flush=True)
     finally:
         if tree is not None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
     print()
     print(stage_table(rows))
+
+
+def measure(
+    source: str, out: Path, tree: Path | None, baseline_ref: str | None
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The rows of one source: before (with a baseline tree), then after."""
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    after = stages(source, out, cold_build=True)  # the cold build, timed once
+    if tree is not None:
+        before = baseline_stages(tree, source, out)
+        before["build"] = after["build"]  # the same image: its warm rebuild is no build time
+        rows.append((source, f"before ({baseline_ref})", before))
+        print(stage_table(rows[-1:]).splitlines()[-1], flush=True)
+        again = stages(source, out, cold_build=False)
+        after = {**again, "build": after["build"]}
+    rows.append((source, "after", after))
+    print(stage_table(rows[-1:]).splitlines()[-1], flush=True)
+    return rows
 
 
 def main() -> None:
