@@ -141,6 +141,22 @@ SYSTEM_STATE = (
 MIN_HASH_BYTES = 64
 
 
+class Stat:
+    """The fields of an os.stat_result the checks read, from a recorded listing."""
+
+    __slots__ = ("st_mode", "st_uid", "st_gid", "st_size")
+
+    def __init__(self, mode, uid, gid, size):
+        self.st_mode, self.st_uid, self.st_gid, self.st_size = mode, uid, gid, size
+
+
+def _load_listing(path):
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 def finding(path, kind, evidence):
     return {"path": path, "kind": kind, "evidence": evidence}
 
@@ -203,6 +219,22 @@ class Scan:
         self.skip = SKIP_ROOTS + tuple(cfg.get("exclude", []))
         self.findings, self.notes, self.candidates, self.dir_files = [], [], [], []
         self.text_bytes, self.lock = 0, threading.Lock()
+        # A pristine container (the base image plus one known layer) may read the base's
+        # directories from a listing an earlier scan of the same base recorded: only the
+        # directories the layer touches (its roots, their ancestors, all below a root) are
+        # read live. Without "layer_roots" every directory is read live and none recorded.
+        roots = cfg.get("layer_roots")
+        listing = _load_listing(cfg.get("listing_in")) if roots is not None else {}
+        # dirs: path -> [[name, mode, uid, gid, size]]; files: path -> [sha256, binary] (or nulls)
+        self.listing, self.known = listing.get("dirs", {}), listing.get("files", {})
+        self.recorded = {} if roots is not None and cfg.get("listing_out") else None
+        self.recorded_files = {}
+        self.touched = set(roots or [])
+        for root in roots or []:
+            while root not in ("/", ""):
+                root = os.path.dirname(root)
+                self.touched.add(root)
+        self.under = tuple(r.rstrip("/") + "/" for r in roots or [])
         try:
             self.gold_size = os.stat(self.exe).st_size
         except OSError:
@@ -229,27 +261,56 @@ class Scan:
         """Check one directory's files; return its subdirectories the worker can enter,
         each with the flagged tree (build dir, .git) it is inside."""
         subdirs, files = [], 0
-        try:
-            with os.scandir(folder) as found:
-                entries = list(found)
-        except OSError:
+        entries = self.entries(folder)
+        if entries is None:
             return subdirs
-        for entry in entries:
-            full = os.path.join(folder, entry.name)
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
+        for name, st in entries:
+            full = os.path.join(folder, name)
             if full.startswith(self.skip):
                 continue
             if stat.S_ISDIR(st.st_mode):
                 if self.worker.can(st, 1):
-                    subdirs.append((full, tree or self.check_dir(full, entry.name)))
+                    subdirs.append((full, tree or self.check_dir(full, name)))
             elif stat.S_ISREG(st.st_mode):
                 files += 1
                 self.check_file(full, st, tree)
         self.dir_files.append(files)
         return subdirs
+
+    def entries(self, folder):
+        """(name, stat) of a directory's entries: from the base's listing when the layer
+        leaves the directory alone, else read (and recorded for the listing when it is the
+        base's). None when it cannot be read."""
+        live = folder in self.touched or folder.startswith(self.under)
+        if not live and folder in self.listing:
+            return [(name, Stat(*fields)) for name, *fields in self.listing[folder]]
+        out = []
+        try:
+            with os.scandir(folder) as found:
+                for entry in found:
+                    try:
+                        out.append((entry.name, entry.stat(follow_symlinks=False)))
+                    except OSError:
+                        continue
+        except OSError:
+            return None
+        if self.recorded is not None and not live:
+            with self.lock:
+                self.recorded[folder] = [
+                    [name, st.st_mode, st.st_uid, st.st_gid, st.st_size] for name, st in out
+                ]
+                for name, st in out:  # filled in by check_content
+                    if stat.S_ISREG(st.st_mode):
+                        self.recorded_files[os.path.join(folder, name)] = [None, None]
+        return out
+
+    def write_listing(self):
+        if self.recorded is None:
+            return
+        with open(self.cfg["listing_out"], "w", encoding="utf-8") as handle:
+            files = {p: f for p, f in self.recorded_files.items() if f != [None, None]}
+            json.dump({"dirs": self.recorded, "files": files}, handle)
+        os.chmod(self.cfg["listing_out"], 0o600)
 
     def check_dir(self, full, name):
         """Flag a build tree, cache or foreign .git; returns the path when flagged."""
@@ -311,8 +372,12 @@ class Scan:
     def check_content(self, path, st):
         size = st.st_size
         captured = path.startswith(self.cfg["captured_dir"])  # --help output: tests may expect it
+        known = self.known.get(path) if isinstance(st, Stat) else None  # [sha256, binary]
+        fact = self.recorded_files.get(path) if self.recorded is not None else None
         if self.sources and not captured and MIN_HASH_BYTES <= size <= self.cfg["max_hash_bytes"]:
-            digest = _sha_or_none(path)
+            digest = known[0] if known and known[0] else _sha_or_none(path)
+            if fact is not None:
+                fact[0] = digest
             match = self.sources.get(digest)
             if match and self.allowed.get(path) != digest:
                 self.add(path, match[0], f"same content as {match[1]} in the source")
@@ -324,11 +389,17 @@ class Scan:
             or size > self.cfg["max_text_bytes"]
         ):
             return
-        try:
-            with open(path, "rb") as handle:
-                if b"\x00" in handle.read(8192):
-                    return
-        except OSError:
+        if known and known[1] is not None:
+            binary = known[1]
+        else:
+            try:
+                with open(path, "rb") as handle:
+                    binary = b"\x00" in handle.read(8192)
+            except OSError:
+                return
+            if fact is not None:
+                fact[1] = binary
+        if binary:
             return
         with self.lock:
             if self.text_bytes + size > self.cfg["max_total_text_bytes"]:
@@ -540,6 +611,7 @@ def main():
     scan.check_root_login()
     scan.check_proc()
     scan.write_candidates()
+    scan.write_listing()
     with open(scan.cfg["out_json"], "w", encoding="utf-8") as handle:
         json.dump(
             {

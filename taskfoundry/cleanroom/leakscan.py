@@ -16,12 +16,15 @@ import re
 import tarfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from taskfoundry import atomic
 from taskfoundry.cleanroom import assets, shingles
 from taskfoundry.cleanroom.docs import collect_docs
 from taskfoundry.cleanroom.reports import LeakFinding, LeakReport
@@ -57,6 +60,17 @@ class LeakScanConfig(BaseModel):
     timeout: float = Field(900, description="seconds allowed for the in-container walk")
 
 
+@dataclass(frozen=True)
+class Pristine:
+    """The scanned container is fresh from an image that is a base image plus one layer,
+    and the layer writes only under `roots` (absolute paths). Every other directory is the
+    base's: its entries are read from `listing`, a file on the host that scans of
+    containers of the same base (named by the base's image id) fill in as they go."""
+
+    roots: tuple[str, ...]
+    listing: Path
+
+
 def scan(
     sandbox: Sandbox,
     image: str,
@@ -66,21 +80,28 @@ def scan(
     config: LeakScanConfig | None = None,
     gold_readable: bool = False,
     allowed: dict[str, str] | None = None,
+    pristine: Pristine | None = None,
 ) -> LeakReport:
     """Scan the running container `sandbox` of `image`; `source` (the original tree) enables
     the content and verbatim-run checks. `gold_readable`: a source-visible task, whose gold
     at the workspace must be 0755 (every other readable copy is still a leak). `allowed`:
     absolute path -> sha256 of files deliberately copied from the source (test assets),
-    exempt from the source-copy check at exactly that path with exactly those bytes."""
+    exempt from the source-copy check at exactly that path with exactly those bytes.
+    `pristine`: only for a container nothing has changed (the cleanroom stage's); the walk
+    then lists the base's directories from the listing instead of the file system (every
+    check still runs on every file)."""
     cfg = config or LeakScanConfig()
     start = time.monotonic()
-    index = shingles.build_index(source, cfg.shingle_tokens) if source else None
-    remote_cfg = {
-        "gold_mode": 0o755 if gold_readable else 0o111,
-        "allowed": allowed or {},
-        "source_hashes": source_hashes(source) if source else {},
-    }
-    remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg)
+    with ThreadPoolExecutor(1) as pool:
+        # the source's shingle index is made on the host while the container walks
+        indexing = pool.submit(shingles.build_index, source, cfg.shingle_tokens) if source else None
+        remote_cfg = {
+            "gold_mode": 0o755 if gold_readable else 0o111,
+            "allowed": allowed or {},
+            "source_hashes": source_hashes(source) if source else {},
+        }
+        remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg, pristine)
+        index = indexing.result() if indexing else None
     findings = [LeakFinding(**f) for f in remote["findings"]]
     findings += text_findings(texts, index, cfg.max_parse_error_ratio)
     findings.sort(key=lambda f: (f.path, f.kind))
@@ -172,7 +193,7 @@ def text_findings(
 
 
 def _run_remote(
-    sandbox: Sandbox, gold: str, extra: dict[str, Any], cfg: LeakScanConfig
+    sandbox: Sandbox, gold: str, extra: dict[str, Any], cfg: LeakScanConfig, pristine: Pristine | None
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """Run the in-container walk as root; return its JSON and the text files it collected."""
     where = f"/opt/.tf-leakscan-{uuid.uuid4().hex[:12]}"
@@ -193,17 +214,40 @@ def _run_remote(
         "out_tar": f"{where}/texts.tar",
         "out_json": f"{where}/result.json",
     }
+    known = _read_listing(pristine.listing) if pristine else {}
+    if pristine:  # the scratch directory is under /opt: a root too
+        remote_cfg |= {
+            "layer_roots": [*pristine.roots, "/opt"],
+            "listing_in": f"{where}/listing.json" if known else None,
+            "listing_out": f"{where}/listed.json",
+        }
     code = resources.files("taskfoundry.assets").joinpath("leak_scan.py").read_bytes()
     _root(sandbox, ["mkdir", "-m", "755", "-p", where], 60)
     try:
         sandbox.put_file(code, f"{where}/leak_scan.py", mode=0o644)
         sandbox.put_file(json.dumps(remote_cfg).encode(), f"{where}/config.json", mode=0o600)
+        if known:
+            sandbox.put_file(json.dumps(known).encode(), f"{where}/listing.json", mode=0o600)
         _root(sandbox, ["python3", f"{where}/leak_scan.py", f"{where}/config.json"], cfg.timeout)
         result: dict[str, Any] = json.loads(sandbox.get_file(f"{where}/result.json"))
         texts = _untar(sandbox.get_file(f"{where}/texts.tar"))
+        if pristine:
+            listed = json.loads(sandbox.get_file(f"{where}/listed.json"))
+            if listed["dirs"]:
+                merged = {part: {**known.get(part, {}), **listed[part]} for part in ("dirs", "files")}
+                atomic.write_text(pristine.listing, json.dumps(merged))
     finally:
         _root(sandbox, ["rm", "-rf", where], 60)
     return result, texts
+
+
+def _read_listing(path: Path) -> dict[str, Any]:
+    """The recorded listing; an unreadable one is no listing (everything is read live)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and set(data) == {"dirs", "files"} else {}
 
 
 def _root(sandbox: Sandbox, cmd: list[str], timeout: float) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 
@@ -25,6 +25,17 @@ def tar_file(data: bytes, name: str, mode: int = 0o644, uid: int = 0) -> bytes:
         info.mode = mode
         info.uid = info.gid = uid
         tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def tar_files(files: Mapping[str, bytes], mode: int = 0o644) -> bytes:
+    """A tar of `files` (name -> content), in the given order, all with `mode`."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), mode
+            tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
 

@@ -6,14 +6,17 @@ generators and the filter's usage dummies read it from this stage's result.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import docker
+from pydantic import Field
 
 from taskfoundry.builders.build import GOLD
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
-from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.errors import LeakError
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
@@ -27,6 +30,9 @@ class CleanroomSettings(StageSettings):
     """What the cleanroom stage reads."""
 
     usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
+    # the leak scan's listings of base images, by image id: shared by every run on this
+    # machine, so each base is walked once (see docs/leak-scan.md)
+    listing_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "taskfoundry" / "leakscan")
 
 
 def cleanroom_stage(
@@ -52,6 +58,9 @@ def cleanroom_stage(
         assets=files,
         runtime_data=runtime.runtime_tar(data) if data else None,
     )
+    # the base's directories are listed once per base image, not walked in every cleanroom
+    base_id = client.images.get(build.runtime_image).id.removeprefix("sha256:")
+    pristine = leakscan.Pristine(layer_roots(data), settings.listing_dir / f"{base_id}.json")
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
         leak = leakscan.scan(
             box,
@@ -60,6 +69,7 @@ def cleanroom_stage(
             source=src.path,
             gold_readable=visible,
             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
+            pristine=pristine,
         )
     return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
 

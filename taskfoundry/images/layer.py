@@ -1,0 +1,96 @@
+"""An image made of an existing image plus one layer tar, loaded with `docker load`.
+
+Why not `docker build`: on this engine's storage driver (fuse-overlayfs, a naive diff)
+every Dockerfile step runs a container and commits it, and each commit diffs the whole
+file system (36,000 files of the base): the cleanroom's seven steps took 96 s of its
+113 s. `docker load` of an archive that names the base's layers (already present, so
+the engine reads none of them) and holds only the new layer unpacks that one tar.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import docker
+from docker.errors import APIError
+
+from taskfoundry.errors import ImageError
+from taskfoundry.images.build import image_exists
+from taskfoundry.sandbox.tarutil import tar_files
+
+log = logging.getLogger(__name__)
+_CREATED = "2000-01-01T00:00:00Z"  # fixed: the same inputs give the same image
+
+
+def load_layer_image(
+    client: docker.DockerClient,
+    base: str,
+    layer: bytes,
+    tag: str,
+    *,
+    config: Mapping[str, Any],
+    comment: str,
+) -> tuple[str, bool]:
+    """`tag`: `base` + the uncompressed layer tar `layer`, with `config` (User, Env,
+    WorkingDir, ... of the image config) over the base's. Returns (tag, built); a tag that
+    exists is not loaded again, so `tag` must name the inputs (content-addressed)."""
+    if image_exists(client, tag):
+        return tag, False
+    try:
+        info = client.api.inspect_image(base)
+    except APIError as exc:
+        raise ImageError(f"cannot read base image {base}: {exc}") from exc
+    diff_id = "sha256:" + hashlib.sha256(layer).hexdigest()
+    base_layers: list[str] = info["RootFS"]["Layers"]
+    image_config = {
+        "architecture": info["Architecture"],
+        "os": info["Os"],
+        "created": _CREATED,
+        "config": {**(info.get("Config") or {}), **config},
+        "rootfs": {"type": "layers", "diff_ids": [*base_layers, diff_id]},
+        "history": [{"created": _CREATED, "created_by": comment}],
+    }
+    config_bytes = json.dumps(image_config, sort_keys=True).encode()
+    config_name = hashlib.sha256(config_bytes).hexdigest() + ".json"
+    # the base's layers are named, never shipped: the engine finds them by chain id
+    layer_names = [f"{d.split(':')[1]}/layer.tar" for d in base_layers] + [f"{diff_id[7:]}/layer.tar"]
+    manifest = [{"Config": config_name, "RepoTags": [tag], "Layers": layer_names}]
+    archive = tar_files(
+        {
+            "manifest.json": json.dumps(manifest).encode(),
+            config_name: config_bytes,
+            layer_names[-1]: layer,
+        }
+    )
+    try:  # the engine streams its progress; an error comes as a message, not a status
+        errors = [c["error"] for c in client.api.load_image(archive, quiet=True) if "error" in c]
+    except APIError as exc:
+        errors = [str(exc)]
+    if errors or not image_exists(client, tag):
+        # an engine that wants every layer in the archive (the containerd image store)
+        log.warning("docker load of %s failed (%s): committing a container instead", tag, errors[:1])
+        commit_layer_image(client, base, layer, tag, config=config)
+    return tag, True
+
+
+def commit_layer_image(
+    client: docker.DockerClient, base: str, layer: bytes, tag: str, *, config: Mapping[str, Any]
+) -> str:
+    """The same image made the slow way: a container of `base` (never started), the layer
+    unpacked into it, one commit."""
+    repo, _, version = tag.rpartition(":")
+    try:
+        container = client.containers.create(base, ["true"], user="0:0", network_mode="none")
+        try:
+            if not container.put_archive("/", layer):
+                raise ImageError(f"cannot unpack the layer of {tag} into a container of {base}")
+            container.commit(repo, version, conf=dict(config))
+        finally:
+            container.remove(force=True)
+    except APIError as exc:
+        raise ImageError(f"cannot make {tag} from {base}: {exc}") from exc
+    return tag
