@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
 from datetime import datetime
@@ -11,6 +10,7 @@ from typing import Any, NoReturn
 
 import click
 
+from taskfoundry import runlog
 from taskfoundry.catalog.cli import release_group, tasks_command
 from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
@@ -32,10 +32,7 @@ OUT_OPTION = click.option("--out", type=click.Path(path_type=Path), default=None
 @click.option("-v", "--verbose", is_flag=True, help="log progress to stderr")
 def main(verbose: bool) -> None:
     """Turn software repositories into ProgramBench-style benchmark tasks."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    runlog.configure(verbose)
 
 
 def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
@@ -60,8 +57,21 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
     return config.model_copy(update={"out": config.out.resolve()})
 
 
+def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
+    """`make_config`, then this run's log file under the output dir (see `taskfoundry.runlog`)."""
+    try:
+        config = make_config(config_file, **flags)
+    except ConfigError:
+        runlog.start(flags.get("out") or Config().out, command)  # no config to say where: the default
+        raise
+    runlog.start(config.out, command)
+    return config
+
+
 def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
-    click.echo(f"taskfoundry: {exc}", err=True)
+    """One line; the traceback goes to the run log, if this command has one, and the line names it."""
+    log = runlog.record_failure(exc)
+    click.echo(f"taskfoundry: {exc}" + (f" [details: {log}]" if log else ""), err=True)
     sys.exit(code)
 
 
@@ -120,8 +130,9 @@ def build(
     from taskfoundry.flows.report import built_text
 
     try:
-        config = make_config(
+        config = run_config(
             config_file,
+            "build",
             out=out,
             executable=executable,
             kind=kind,
@@ -133,7 +144,9 @@ def build(
     except TaskfoundryError as exc:
         _fail(exc)
     except PrefectException as exc:
-        _fail(TaskfoundryError(f"flow failed: {exc}"))
+        error = TaskfoundryError(f"flow failed: {exc}")
+        error.__cause__ = exc  # its traceback goes to the run log
+        _fail(error)
     click.echo(built_text(task_dirs, config.tasks_dir))
 
 
@@ -198,16 +211,21 @@ def build_many(
 
     flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume, mutants))
     _run_batch(
-        lambda config: build_many_flow(read_sources(sources), config), config_file, show, out=out, **flags
+        lambda config: build_many_flow(read_sources(sources), config),
+        "build-many",
+        config_file,
+        show,
+        out=out,
+        **flags,
     )
 
 
-def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> None:
+def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **flags: Any) -> None:
     from taskfoundry.flows.console import print_summary, shown_progress
     from taskfoundry.flows.summary import FailureBudgetExceeded
 
     try:
-        config = make_config(config_file, **flags)
+        config = run_config(config_file, command, **flags)
         with shown_progress(show):
             summary = run(config)
     except FailureBudgetExceeded as exc:
@@ -247,6 +265,7 @@ def refresh(
     flags = batch_flags(concurrency, max_failures)
     _run_batch(
         lambda config: refresh_flow(config, catalog),
+        "refresh",
         config_file,
         show,
         out=out,
