@@ -18,6 +18,7 @@ from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
+from taskfoundry.models import error_text
 
 CONFIG_OPTION = click.option(
     "--config",
@@ -53,7 +54,7 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
     try:
         config = Config.model_validate(_merge(config.model_dump(), flags))
     except ValueError as exc:
-        raise ConfigError(f"bad option: {exc}") from exc
+        raise ConfigError(f"bad option: {error_text(exc)}") from exc
     return config.model_copy(update={"out": config.out.resolve()})
 
 
@@ -71,7 +72,8 @@ def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
 def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
     """One line; the traceback goes to the run log, if this command has one, and the line names it."""
     log = runlog.record_failure(exc)
-    click.echo(f"taskfoundry: {exc}" + (f" [details: {log}]" if log else ""), err=True)
+    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())  # one line
+    click.echo(f"taskfoundry: {text}" + (f" [details: {log}]" if log else ""), err=True)
     sys.exit(code)
 
 
