@@ -6,7 +6,7 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 import click
 
@@ -69,6 +69,13 @@ def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
     return config
 
 
+def _start_server() -> Callable[[], None]:
+    """Boot Prefect's embedded server now, while the command imports the rest; the wait for it."""
+    from taskfoundry.flows.server import start_embedded_server
+
+    return start_embedded_server()
+
+
 def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
     """One line; the traceback goes to the run log, if this command has one, and the line names it."""
     log = runlog.record_failure(exc)
@@ -125,12 +132,6 @@ def build(
     show: bool,
 ) -> None:
     """Build one task from SOURCE (a local path, a git URL, or a registry source)."""
-    from prefect.exceptions import PrefectException
-
-    from taskfoundry.flows.build import build_flow
-    from taskfoundry.flows.console import shown_progress
-    from taskfoundry.flows.report import built_text
-
     try:
         config = run_config(
             config_file,
@@ -140,7 +141,15 @@ def build(
             kind=kind,
             **build_flags(seed, max_probes, resume, mutants),
         )
+        server_up = _start_server()
+        from prefect.exceptions import PrefectException
+
+        from taskfoundry.flows.build import build_flow
+        from taskfoundry.flows.console import shown_progress
+        from taskfoundry.flows.report import built_text
+
         load_kind(config.kind)  # an unknown kind fails here, before a flow starts
+        server_up()
         with shown_progress(show):
             task_dirs = build_flow(source, config)
     except TaskfoundryError as exc:
@@ -209,11 +218,15 @@ def build_many(
     show: bool,
 ) -> None:
     """Build a task from each SOURCE (or each line of a SOURCES_FILE); exit 1 if any failed."""
-    from taskfoundry.flows.many import build_many_flow
+
+    def run(config: Config) -> Any:
+        from taskfoundry.flows.many import build_many_flow
+
+        return build_many_flow(read_sources(sources), config)
 
     flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume, mutants))
     _run_batch(
-        lambda config: build_many_flow(read_sources(sources), config),
+        run,
         "build-many",
         config_file,
         show,
@@ -223,11 +236,14 @@ def build_many(
 
 
 def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **flags: Any) -> None:
-    from taskfoundry.flows.console import print_summary, shown_progress
     from taskfoundry.flows.summary import FailureBudgetExceeded
 
     try:
         config = run_config(config_file, command, **flags)
+        server_up = _start_server()
+        from taskfoundry.flows.console import print_summary, shown_progress
+
+        server_up()
         with shown_progress(show):
             summary = run(config)
     except FailureBudgetExceeded as exc:
@@ -262,11 +278,15 @@ def refresh(
     show: bool,
 ) -> None:
     """Build the catalog's sources not built yet at their current commit or version."""
-    from taskfoundry.flows.refresh import refresh_flow
+
+    def run(config: Config) -> Any:
+        from taskfoundry.flows.refresh import refresh_flow
+
+        return refresh_flow(config, catalog)
 
     flags = batch_flags(concurrency, max_failures)
     _run_batch(
-        lambda config: refresh_flow(config, catalog),
+        run,
         "refresh",
         config_file,
         show,
