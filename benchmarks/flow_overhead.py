@@ -33,7 +33,13 @@ FIRST_STAGE = re.compile(r"stage source (?:done|cached) in ([0-9.]+)s")
 
 def _env(prefect_home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    return {**env, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    return {
+        **env,
+        "PREFECT_HOME": str(prefect_home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        # a loaded machine can take longer than Prefect's default 20 s to start the server
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    }
 
 
 def first_stage(out: Path, prefect_home: Path, max_probes: int, stop: bool = False) -> tuple[float, float]:
