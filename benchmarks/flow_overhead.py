@@ -6,7 +6,9 @@ concurrency 1 and 2. Every command is the real CLI in a subprocess, as an author
         [--first-stage-only]
 
 With --first-stage-only only the time to the first stage is measured: no priming, no batch,
-and each build is stopped once its source stage has run (no Docker needed). The batch runs use --fresh (every stage runs; images are content-addressed and reused, so
+and each build is stopped (Ctrl-C) once its source stage has run, so no Docker work is timed.
+
+The batch runs use --fresh (every stage runs; images are content-addressed and reused, so
 they are built once, by an untimed priming run). The first-stage runs build csvq into the
 primed output dir, where every stage resumes from its cached result: what is left is overhead.
 """
@@ -117,7 +119,9 @@ def main() -> None:
     if stop:  # one untimed run makes the shared PREFECT_HOME's database: the later runs are warm
         first_stage(args.out, shared, args.max_probes, stop)
     else:
-        print(f"priming (images, one untimed batch): {batch(args.out, shared, 2, args.max_probes, False):.1f} s")
+        print(
+            f"priming (images, one untimed batch): {batch(args.out, shared, 2, args.max_probes, False):.1f} s"
+        )
         walls = {c: batch(args.out, shared, c, args.max_probes, True) for c in (1, 2)}
     cold = [first_stage(args.out, homes / f"cold{i}", args.max_probes, stop) for i in range(args.repeat)]
     warm = [first_stage(args.out, shared, args.max_probes, stop) for _ in range(args.repeat)]

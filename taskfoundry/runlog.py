@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from taskfoundry.errors import TaskfoundryError
@@ -70,7 +70,7 @@ def start(out: Path, command: str) -> Path:
     global _file
     logs = work_dir(out.resolve()) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     handler = logging.FileHandler(logs / f"{command}-{stamp}-{os.getpid()}.log", delay=True)
     handler.setFormatter(logging.Formatter(FILE_FORMAT))
     if _file is not None:

@@ -20,7 +20,11 @@ def _clean_env(prefect_home: Path) -> dict[str, str]:
     """The caller's environment without any Prefect or tracking setting: a new user's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != "DO_NOT_TRACK"}
     # a loaded machine can take longer than Prefect's 20 s to start the server
-    return {**env, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120"}
+    return {
+        **env,
+        "PREFECT_HOME": str(prefect_home),
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    }
 
 
 def test_normal_run_on_the_embedded_server_is_quiet(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ Telemetry: the embedded server's telemetry service and the client's analytics wo
 try to reach Prefect's collector on every run (offline: `Failed to send telemetry` on the
 terminal). taskfoundry turns both off by default; a user who set
 `PREFECT_SERVER_ANALYTICS_ENABLED` (in the environment, a Prefect profile or prefect.toml)
-keeps their choice, and so does one who set `DO_NOT_TRACK`. The values go into this process's environment, which
-the embedded server's process inherits; no profile is written.
+keeps their choice, and so does one who set `DO_NOT_TRACK`. The values go into this
+process's environment, which the embedded server's process inherits; no profile is written.
 """
 
 from __future__ import annotations
