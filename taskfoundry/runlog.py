@@ -32,6 +32,18 @@ def expected(exc: BaseException | None) -> bool:
     return isinstance(exc, TaskfoundryError)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to `sys.stderr` as it is at each record (a test runner swaps it per command)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
 class TerminalFilter(logging.Filter):
     """Drops the records of an expected failure: the one carrying its traceback, and the
     later ones of the same Prefect run (its `Finished in state Failed` line)."""
@@ -56,7 +68,7 @@ def configure(verbose: bool) -> None:
     root.setLevel(logging.INFO)
     if _terminal is not None:  # a command run again in one process (tests) replaces its handler
         root.removeHandler(_terminal)
-    terminal = _terminal = logging.StreamHandler(sys.stderr)
+    terminal = _terminal = StderrHandler()
     terminal.setFormatter(logging.Formatter(TERMINAL_FORMAT))
     if not verbose:
         terminal.setLevel(logging.WARNING)
