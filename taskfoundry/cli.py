@@ -253,6 +253,8 @@ def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **f
     except TaskfoundryError as exc:
         _fail(exc)
     print_summary(summary)
+    if not summary.ok:
+        click.echo(f"taskfoundry: details of the failures: {runlog.current()}", err=True)
     sys.exit(0 if summary.ok else 1)
 
 

@@ -93,10 +93,15 @@ def start(out: Path, command: str) -> Path:
     return Path(handler.baseFilename)
 
 
+def current() -> Path | None:
+    """This run's log file (None before `start`)."""
+    return None if _file is None else Path(_file.baseFilename)
+
+
 def record_failure(exc: TaskfoundryError) -> Path | None:
     """Write the failure and its traceback to the run log; its path (None: no run log)."""
     if _file is None:
         return None
     logging.getLogger("taskfoundry").error("%s", exc, exc_info=exc)
     _file.flush()
-    return Path(_file.baseFilename)
+    return current()

@@ -128,3 +128,18 @@ def test_program_that_hangs(tmp_path: Path, api_url: str, base_image: str) -> No
     message = one_line(_build(api_url, repo, out, "--config", str(tmp_path / "c.yaml")), out)
     assert message.startswith("generate stage failed:") and "hangs" in message
     assert "probes.jsonl" in message
+
+
+def test_batch_names_its_log(tmp_path: Path, api_url: str) -> None:
+    out = tmp_path / "out"
+    proc = run_cli(api_url, "build-many", "/no/such/path", "--out", str(out), "--no-progress")
+    assert proc.returncode == 1
+    assert "failed: /no/such/path: source stage failed: /no/such/path: not a directory" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    # the batch's warning as the source fails (the progress bars' line without them), then the log
+    warning, details = proc.stderr.splitlines()
+    failure = "source stage failed: /no/such/path: not a directory"
+    assert warning == f"WARNING taskfoundry.flows.many: /no/such/path: {failure}"
+    assert details.startswith("taskfoundry: details of the failures: ")
+    log = Path(details.rsplit(" ", 1)[1])
+    assert log.parent == out / "work" / "logs" and "SourceError" in log.read_text()
