@@ -6,7 +6,7 @@ concurrency 1 and 2. Every command is the real CLI in a subprocess, as an author
         [--first-stage-only]
 
 With --first-stage-only only the time to the first stage is measured: no priming, no batch,
-and each build is stopped (Ctrl-C) once its source stage has run, so no Docker work is timed.
+and each build is stopped once its source stage has run, so no Docker work is timed.
 
 The batch runs use --fresh (every stage runs; images are content-addressed and reused, so
 they are built once, by an untimed priming run). The first-stage runs build csvq into the
@@ -64,6 +64,7 @@ def first_stage(out: Path, prefect_home: Path, max_probes: int, stop: bool = Fal
         stderr=subprocess.PIPE,
         text=True,
         env=_env(prefect_home),
+        start_new_session=True,
     )
     assert proc.stderr is not None
     to_first = float("nan")
@@ -71,8 +72,8 @@ def first_stage(out: Path, prefect_home: Path, max_probes: int, stop: bool = Fal
         match = FIRST_STAGE.search(line)
         if match and to_first != to_first:
             to_first = time.monotonic() - start - float(match.group(1))
-            if stop:  # Ctrl-C: the CLI stops its temporary Prefect server on the way out
-                proc.send_signal(signal.SIGINT)
+            if stop:  # the CLI and its temporary Prefect server: their own process group
+                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait()
                 return to_first, float("nan")
     if proc.wait() != 0:
