@@ -72,13 +72,15 @@ def configure(verbose: bool) -> None:
     terminal.setFormatter(logging.Formatter(TERMINAL_FORMAT))
     if not verbose:
         terminal.setLevel(logging.WARNING)
-        terminal.addFilter(TerminalFilter())
     root.addHandler(terminal)
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def start(out: Path, command: str) -> Path:
-    """Send every record of this run to `<out>/work/logs/<command>-<UTC time>-<pid>.log`."""
+    """Send every record of this run to `<out>/work/logs/<command>-<UTC time>-<pid>.log`, and
+    from now on keep expected failures' records off the terminal (unless verbose): the
+    command tells them in one line naming this file. Commands without a run log (`serve`)
+    leave the terminal as it is."""
     global _file
     logs = work_dir(out.resolve()) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -90,6 +92,9 @@ def start(out: Path, command: str) -> Path:
         _file.close()
     logging.getLogger().addHandler(handler)
     _file = handler
+    terminal = _terminal
+    if terminal is not None and terminal.level >= logging.WARNING and not terminal.filters:
+        terminal.addFilter(TerminalFilter())
     return Path(handler.baseFilename)
 
 
