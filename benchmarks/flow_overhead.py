@@ -3,6 +3,10 @@ PREFECT_HOME: database migrations) and warm, and the wall time of build-many ove
 concurrency 1 and 2. Every command is the real CLI in a subprocess, as an author would run it.
 
     .venv/bin/python benchmarks/flow_overhead.py [--out DIR] [--max-probes N] [--repeat N]
+        [--first-stage-only]
+
+With --first-stage-only only the time to the first stage is measured: no priming, no batch,
+and each build is stopped once its source stage has run, so no Docker work is timed.
 
 The batch runs use --fresh (every stage runs; images are content-addressed and reused, so
 they are built once, by an untimed priming run). The first-stage runs build csvq into the
@@ -15,6 +19,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -30,11 +35,18 @@ FIRST_STAGE = re.compile(r"stage source (?:done|cached) in ([0-9.]+)s")
 
 def _env(prefect_home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    return {**env, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    return {
+        **env,
+        "PREFECT_HOME": str(prefect_home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        # a loaded machine can take longer than Prefect's default 20 s to start the server
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    }
 
 
-def first_stage(out: Path, prefect_home: Path, max_probes: int) -> tuple[float, float]:
-    """(seconds from spawn to the start of the source stage, seconds of the whole command)."""
+def first_stage(out: Path, prefect_home: Path, max_probes: int, stop: bool = False) -> tuple[float, float]:
+    """(seconds from spawn to the start of the source stage, seconds of the whole command);
+    with `stop` the command is ended once its first stage has run (whole command: nan)."""
     start = time.monotonic()
     proc = subprocess.Popen(
         [
@@ -52,6 +64,7 @@ def first_stage(out: Path, prefect_home: Path, max_probes: int) -> tuple[float, 
         stderr=subprocess.PIPE,
         text=True,
         env=_env(prefect_home),
+        start_new_session=True,
     )
     assert proc.stderr is not None
     to_first = float("nan")
@@ -59,6 +72,10 @@ def first_stage(out: Path, prefect_home: Path, max_probes: int) -> tuple[float, 
         match = FIRST_STAGE.search(line)
         if match and to_first != to_first:
             to_first = time.monotonic() - start - float(match.group(1))
+            if stop:  # the CLI and its temporary Prefect server: their own process group
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait()
+                return to_first, float("nan")
     if proc.wait() != 0:
         raise SystemExit(f"build failed (exit {proc.returncode})")
     return to_first, time.monotonic() - start
@@ -92,15 +109,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "tf-bench-flow")
     parser.add_argument("--max-probes", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each first-stage measurement")
+    parser.add_argument("--first-stage-only", action="store_true", help="skip the batch timings")
     args = parser.parse_args()
     shutil.rmtree(args.out, ignore_errors=True)
     homes = args.out / "prefect-homes"
     homes.mkdir(parents=True)
     shared = homes / "shared"
-    print(f"priming (images, one untimed batch): {batch(args.out, shared, 2, args.max_probes, False):.1f} s")
-    walls = {c: batch(args.out, shared, c, args.max_probes, True) for c in (1, 2)}
-    cold = [first_stage(args.out, homes / f"cold{i}", args.max_probes) for i in range(args.repeat)]
-    warm = [first_stage(args.out, shared, args.max_probes) for _ in range(args.repeat)]
+    walls: dict[int, float] = {}
+    stop = args.first_stage_only
+    if stop:  # one untimed run makes the shared PREFECT_HOME's database: the later runs are warm
+        first_stage(args.out, shared, args.max_probes, stop)
+    else:
+        print(
+            f"priming (images, one untimed batch): {batch(args.out, shared, 2, args.max_probes, False):.1f} s"
+        )
+        walls = {c: batch(args.out, shared, c, args.max_probes, True) for c in (1, 2)}
+    cold = [first_stage(args.out, homes / f"cold{i}", args.max_probes, stop) for i in range(args.repeat)]
+    warm = [first_stage(args.out, shared, args.max_probes, stop) for _ in range(args.repeat)]
     print(f"\nmedian of {args.repeat} | command -> first stage | whole command (all stages cached)")
     print("---|---|---")
     for label, runs in (("cold (fresh PREFECT_HOME)", cold), ("warm", warm)):
@@ -108,6 +133,8 @@ def main() -> None:
             f"{label} | {statistics.median(r[0] for r in runs):.1f} s | "
             f"{statistics.median(r[1] for r in runs):.1f} s"
         )
+    if not walls:
+        return
     print(f"\nbuild-many over {len(EXAMPLES)} examples, --fresh, --max-probes {args.max_probes}")
     print("concurrency | wall time\n---|---")
     for concurrency, wall in walls.items():

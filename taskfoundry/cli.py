@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
+from taskfoundry import runlog
 from taskfoundry.catalog.cli import release_group, tasks_command
 from taskfoundry.cleanroom.audit import audit_command
 from taskfoundry.config import Config
@@ -18,6 +19,7 @@ from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
+from taskfoundry.models import error_text
 from taskfoundry.store import is_url
 
 CONFIG_OPTION = click.option(
@@ -35,10 +37,7 @@ OUT_OPTION = click.option(
 @click.option("-v", "--verbose", is_flag=True, help="log progress to stderr")
 def main(verbose: bool) -> None:
     """Turn software repositories into ProgramBench-style benchmark tasks."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    runlog.configure(verbose)
 
 
 def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
@@ -59,14 +58,35 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
     try:
         config = Config.model_validate(_merge(config.model_dump(), flags))
     except ValueError as exc:
-        raise ConfigError(f"bad option: {exc}") from exc
+        raise ConfigError(f"bad option: {error_text(exc)}") from exc
     if flags.get("out") is not None and not is_url(flags["out"]):
         config = config.model_copy(update={"store": None})  # a local --out over a config's store URL
     return config.model_copy(update={"out": config.out.resolve()})
 
 
+def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
+    """`make_config`, then this run's log file under the output dir (see `taskfoundry.runlog`)."""
+    try:
+        config = make_config(config_file, **flags)
+    except ConfigError:
+        runlog.start(flags.get("out") or Config().out, command)  # no config to say where: the default
+        raise
+    runlog.start(config.out, command)
+    return config
+
+
+def _start_server() -> Callable[[], None]:
+    """Boot Prefect's embedded server now, while the command imports the rest; the wait for it."""
+    from taskfoundry.flows.server import start_embedded_server
+
+    return start_embedded_server()
+
+
 def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
-    click.echo(f"taskfoundry: {exc}", err=True)
+    """One line; the traceback goes to the run log, if this command has one, and the line names it."""
+    log = runlog.record_failure(exc)
+    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())  # one line
+    click.echo(f"taskfoundry: {text}" + (f" [details: {log}]" if log else ""), err=True)
     sys.exit(code)
 
 
@@ -118,27 +138,32 @@ def build(
     show: bool,
 ) -> None:
     """Build one task from SOURCE (a local path, a git URL, or a registry source)."""
-    from prefect.exceptions import PrefectException
-
-    from taskfoundry.flows.build import build_flow
-    from taskfoundry.flows.console import shown_progress
-    from taskfoundry.flows.report import built_text
-
     try:
-        config = make_config(
+        config = run_config(
             config_file,
+            "build",
             out=out,
             executable=executable,
             kind=kind,
             **build_flags(seed, max_probes, resume, mutants),
         )
+        server_up = _start_server()
+        from prefect.exceptions import PrefectException
+
+        from taskfoundry.flows.build import build_flow
+        from taskfoundry.flows.console import shown_progress
+        from taskfoundry.flows.report import built_text
+
         load_kind(config.kind)  # an unknown kind fails here, before a flow starts
+        server_up()
         with shown_progress(show):
             task_dirs = build_flow(source, config)
     except TaskfoundryError as exc:
         _fail(exc)
     except PrefectException as exc:
-        _fail(TaskfoundryError(f"flow failed: {exc}"))
+        error = TaskfoundryError(f"flow failed: {exc}")
+        error.__cause__ = exc  # its traceback goes to the run log
+        _fail(error)
     click.echo(built_text(task_dirs, config.tasks_dir))
     if config.store is not None:
         click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
@@ -201,20 +226,32 @@ def build_many(
     show: bool,
 ) -> None:
     """Build a task from each SOURCE (or each line of a SOURCES_FILE); exit 1 if any failed."""
-    from taskfoundry.flows.many import build_many_flow
+
+    def run(config: Config) -> Any:
+        from taskfoundry.flows.many import build_many_flow
+
+        return build_many_flow(read_sources(sources), config)
 
     flags = _merge(batch_flags(concurrency, max_failures), build_flags(seed, max_probes, resume, mutants))
     _run_batch(
-        lambda config: build_many_flow(read_sources(sources), config), config_file, show, out=out, **flags
+        run,
+        "build-many",
+        config_file,
+        show,
+        out=out,
+        **flags,
     )
 
 
-def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> None:
-    from taskfoundry.flows.console import print_summary, shown_progress
+def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **flags: Any) -> None:
     from taskfoundry.flows.summary import FailureBudgetExceeded
 
     try:
-        config = make_config(config_file, **flags)
+        config = run_config(config_file, command, **flags)
+        server_up = _start_server()
+        from taskfoundry.flows.console import print_summary, shown_progress
+
+        server_up()
         with shown_progress(show):
             summary = run(config)
     except FailureBudgetExceeded as exc:
@@ -223,6 +260,8 @@ def _run_batch(run: Any, config_file: Path | None, show: bool, **flags: Any) -> 
     except TaskfoundryError as exc:
         _fail(exc)
     print_summary(summary)
+    if not summary.ok:
+        click.echo(f"taskfoundry: details of the failures: {runlog.current()}", err=True)
     sys.exit(0 if summary.ok else 1)
 
 
@@ -249,11 +288,16 @@ def refresh(
     show: bool,
 ) -> None:
     """Build the catalog's sources not built yet at their current commit or version."""
-    from taskfoundry.flows.refresh import refresh_flow
+
+    def run(config: Config) -> Any:
+        from taskfoundry.flows.refresh import refresh_flow
+
+        return refresh_flow(config, catalog)
 
     flags = batch_flags(concurrency, max_failures)
     _run_batch(
-        lambda config: refresh_flow(config, catalog),
+        run,
+        "refresh",
         config_file,
         show,
         out=out,

@@ -143,13 +143,20 @@ class CoverageReport(BaseModel):
         )
 
 
+def error_text(exc: Exception) -> str:
+    """One line: a validation error's fields and messages (`a.b: message; ...`), else the error."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors())
+    return " ".join(str(exc).split())
+
+
 def load_yaml_model(path: Path, model: type[M]) -> M:
     """Load a YAML file into `model`, naming the file and field on any error."""
     try:
         data = yaml.safe_load(path.read_text())
         return model.model_validate(data)
     except (OSError, yaml.YAMLError, ValidationError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        raise ConfigError(f"{path}: {error_text(exc)}") from exc
 
 
 def load_json_model(path: Path, model: type[M]) -> M:

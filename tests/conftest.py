@@ -60,6 +60,8 @@ def prefect_harness() -> Iterator[None]:
     """One temporary Prefect server for the whole session (its start-up takes seconds)."""
     from prefect.testing.utilities import prefect_test_harness
 
+    import taskfoundry.flows  # noqa: F401 - its Prefect defaults (no telemetry) reach this server too
+
     with prefect_test_harness(server_startup_timeout=120):
         yield
 

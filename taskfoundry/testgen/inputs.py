@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.testgen.docexamples import Example, doc_examples
-from taskfoundry.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
 from taskfoundry.testgen.usage import Option
 
 _TEXT_SUFFIXES = {
@@ -97,6 +96,9 @@ def readme_examples(repo: Path, names: set[str], usage: list[str] | None = None)
 
 
 def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
+    # hypothesis is imported here, not at the top: the config (and so every command) reaches this module
+    from taskfoundry.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
+
     corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage))
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
