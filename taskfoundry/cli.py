@@ -20,7 +20,7 @@ from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.kinds.registry import KINDS, load_kind
 from taskfoundry.linters.cli import lint
 from taskfoundry.models import error_text
-from taskfoundry.store import is_url
+from taskfoundry.store import is_url, local_root
 
 CONFIG_OPTION = click.option(
     "--config",
@@ -64,12 +64,19 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
     return config.model_copy(update={"out": config.out.resolve()})
 
 
+def _flag_out(out: str | Path | None) -> Path:
+    """The local folder an `--out` flag names (a store URL's worker folder), else the default."""
+    if out is None:
+        return Config().out
+    return local_root(str(out)) if is_url(out) else Path(out)
+
+
 def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
     """`make_config`, then this run's log file under the output dir (see `taskfoundry.runlog`)."""
     try:
         config = make_config(config_file, **flags)
     except ConfigError:
-        runlog.start(flags.get("out") or Config().out, command)  # no config to say where: the default
+        runlog.start(_flag_out(flags.get("out")), command)  # no config to say where: the flag or default
         raise
     runlog.start(config.out, command)
     return config
@@ -138,6 +145,8 @@ def build(
     show: bool,
 ) -> None:
     """Build one task from SOURCE (a local path, a git URL, or a registry source)."""
+    from prefect.exceptions import PrefectException  # named by an except clause below
+
     try:
         config = run_config(
             config_file,
@@ -148,8 +157,6 @@ def build(
             **build_flags(seed, max_probes, resume, mutants),
         )
         server_up = _start_server()
-        from prefect.exceptions import PrefectException
-
         from taskfoundry.flows.build import build_flow
         from taskfoundry.flows.console import shown_progress
         from taskfoundry.flows.report import built_text
