@@ -43,6 +43,7 @@ from taskfoundry.kinds.feature.results import (
     VerdictStage,
 )
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
+from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.models import (
     Branch,
@@ -57,16 +58,6 @@ from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.package import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
-STEERING = {
-    "conftest.py",
-    "pytest.ini",
-    ".pytest.ini",
-    "pytest.toml",
-    ".pytest.toml",
-    "tox.ini",
-    "setup.cfg",
-    "pyproject.toml",
-}
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
 _GIT = (
     "git init -q && git -c safe.directory='*' add -A && git -c safe.directory='*' -c user.name=worker "
