@@ -72,7 +72,8 @@ def grade_feature(
             suite = task_dir / "tests" / f"{branch}.tar.gz"
             if not suite.is_file():
                 raise EvalStepError("missing_branch_tarball", f"no {suite}")
-            found = _scan(task, suite, data, client)
+            # isolate: false switches both layers off (the attacks' tests show what they stop)
+            found = _scan(task, suite, data, client) if config.isolate else scan.Scan([], {})
             if found.hits:
                 raise EvalStepError("forbidden_code", "\n".join(str(h) for h in found.hits[:20]))
             expected = list(tests.branches[branch].tests)
@@ -142,23 +143,28 @@ def _run(
             root=True,
         )
         guard.install(box, watch)
-        env = {"HOME": config.home, **TEST_ENV, **guard.ENV}
+        env = {"HOME": config.home, **TEST_ENV, **(guard.ENV if config.isolate else {})}
+        command = (
+            guard.command(task.test_command, worker) if config.isolate else f"cd {WS} && {task.test_command}"
+        )
+        # as root when guarded: root holds the guard's pipe; the tests run as the worker
         run = steps.run_untrusted(
             box,
             "run_tests",
-            guard.command(task.test_command, worker),
+            command,
             "/tmp/tf-tests.log",
             config.test_timeout,
             env=env,
-            grader=True,  # root holds the guard's pipe; the tests run as the worker
+            grader=config.isolate,
         )
         xml = _results(box, config)
         records = guard.read(box)
-    verdict = None if run.timed_out else records.verdict()
+    verdict = records.verdict() if config.isolate and not run.timed_out else None
     if verdict:
         raise EvalStepError(*verdict)
     grade_branch(result, branch, expected, set(expected), run, xml)
-    guard.unrecorded(result, branch, records)
+    if config.isolate:
+        guard.unrecorded(result, branch, records)
 
 
 def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:

@@ -199,14 +199,20 @@ def package_stage(
                     stage_seconds,
                 )
             )
-            if level > 1 and not solution_resolves(path, config.eval, client):
-                # validation restored the reference at level 1; level 2 composes the workspace
-                # otherwise (the worker's modules over the stripped tree): a task its own
-                # solution does not resolve is never handed on
-                log.warning("%s: its solution does not resolve it; not packaged", path.name)
-                shutil.rmtree(path)
+            if level > 1 and not kept_if_resolved(path, config.eval, client):
                 written.pop()
     return written
+
+
+def kept_if_resolved(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
+    """Validation restored the reference at level 1; level 2 composes the workspace otherwise
+    (the worker's modules over the stripped tree): a task its own solution does not resolve
+    is removed with a warning, never handed on."""
+    if solution_resolves(task_dir, harness, client):
+        return True
+    log.warning("%s: its solution does not resolve it; not packaged", task_dir.name)
+    shutil.rmtree(task_dir)
+    return False
 
 
 def solution_resolves(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:

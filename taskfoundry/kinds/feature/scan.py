@@ -102,6 +102,10 @@ _STRINGS = {
 }
 
 
+# files Python runs that are not source: a submission may not add or change them
+_OPAQUE = (".so", ".pyd", ".pyc", ".pyo", ".pth")
+
+
 @dataclass(frozen=True)
 class Hit:
     path: str
@@ -210,7 +214,12 @@ def scan_submission(
     hits: list[Hit] = []
     watch: dict[str, list[int]] = {}
     for rel, data in sorted(submitted.items()):
-        if not rel.endswith(".py") or rel in replaced:
+        if rel in replaced:
+            continue
+        if rel.endswith(_OPAQUE) and start.get(rel) != data:
+            hits.append(Hit(rel, 0, "unreadable module", "compiled or path-hook file: cannot be read"))
+            continue
+        if not rel.endswith(".py"):
             continue
         text = data.decode("utf-8", errors="replace")
         before = start.get(rel)
