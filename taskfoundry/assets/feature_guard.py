@@ -141,27 +141,32 @@ def _ident(value: Any) -> tuple[int, int, str]:
 State = dict[str, tuple[int, int, str]]
 
 
-def _module_state() -> State:
-    """Every function and method defined in pytest's, pluggy's and this module, the modules
-    themselves and the builtins, by identity."""
-    state: State = {}
+def _places() -> dict[str, tuple[Any, str]]:
+    """Where every function and method defined in pytest's, pluggy's and this module, the
+    modules themselves and the builtins live: name -> (namespace, key), found once."""
+    places: dict[str, tuple[Any, str]] = {}
     for name, module in list(sys.modules.items()):
         if not isinstance(module, types.ModuleType) or name.split(".")[0] not in _WATCHED_MODULES:
             continue
-        state[f"module {name}"] = (id(module), 0, "")
+        places[f"module {name}"] = (sys.modules, name)
         for attr, value in list(vars(module).items()):
             if isinstance(value, types.FunctionType) and value.__module__ == name:
-                state[f"{name}.{attr}"] = _ident(value)
+                places[f"{name}.{attr}"] = (vars(module), attr)
             elif isinstance(value, type) and value.__module__ == name:
+                places[f"{name}.{attr}"] = (vars(module), attr)
                 for key, member in list(vars(value).items()):
                     if isinstance(member, _FUNCS):
-                        state[f"{name}.{attr}.{key}"] = _ident(member)
-    for attr, value in vars(builtins).items():
-        if callable(value):
-            state[f"builtins.{attr}"] = (id(value), 0, "")
-    for attr in ("write", "_exit"):
-        state[f"os.{attr}"] = (id(getattr(os, attr)), 0, "")
-    return state
+                        places[f"{name}.{attr}.{key}"] = (vars(value), key)  # a live view
+    places |= {
+        f"builtins.{attr}": (vars(builtins), attr) for attr, v in vars(builtins).items() if callable(v)
+    }
+    places |= {f"os.{attr}": (vars(os), attr) for attr in ("write", "_exit")}
+    return places
+
+
+def _module_state() -> State:
+    """What is at each place now, by identity."""
+    return {key: _ident(space.get(attr)) for key, (space, attr) in _PLACES.items()}
 
 
 def _hook_state(config: Any) -> State:
@@ -183,6 +188,7 @@ def _changed(before: State, now: State, added: bool) -> list[str]:
     return sorted(out)
 
 
+_PLACES = _places()
 _MODULES = _module_state()
 _HOOKS: State = {}
 _CONFIG: list[Any] = []
