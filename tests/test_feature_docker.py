@@ -90,14 +90,7 @@ def _forged(start: Path, dest: Path) -> Path:
         b"def _skip():\n    pytest.skip('x')\n",
         "tests/test_slug.py": b"def test_slugify():\n    assert True\n",
     }
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    dest.write_bytes(buf.getvalue())
-    return dest
+    return _tar(files, dest)
 
 
 def test_solution_resolves_start_state_does_not(
