@@ -207,19 +207,26 @@ def package_stage(
 def kept_if_resolved(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
     """Validation restored the reference at level 1; level 2 composes the workspace otherwise
     (the worker's modules over the stripped tree): a task its own solution does not resolve
-    is removed with a warning, never handed on."""
-    if solution_resolves(task_dir, harness, client):
+    is removed with a warning that says why, never handed on."""
+    why = unresolved_by_solution(task_dir, harness, client)
+    if why is None:
         return True
-    log.warning("%s: its solution does not resolve it; not packaged", task_dir.name)
+    log.warning("%s: its solution does not resolve it (%s); not packaged", task_dir.name, why)
     shutil.rmtree(task_dir)
     return False
 
 
-def solution_resolves(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
-    """Grade the task's own solution.tar.gz as `taskfoundry eval` would."""
+def unresolved_by_solution(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> str | None:
+    """Grade the task's own solution.tar.gz as `taskfoundry eval` would: None when it resolves,
+    else the error code or the first tests that did not pass."""
     tests = load_json_model(task_dir / "tests.json", TestsJson)
     result = grade_feature(task_dir, task_dir / "solution.tar.gz", harness, client, "solution")
-    return score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved
+    if score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved:
+        return None
+    if result.error_code:
+        return f"{result.error_code}: {(result.error_details or '')[:300]}"
+    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
+    return f"{len(bad)} tests not passed, e.g. {'; '.join(bad[:3])}"
 
 
 def _write_task(
