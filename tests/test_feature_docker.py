@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import shutil
 import tarfile
 from pathlib import Path
 
@@ -11,10 +13,12 @@ import pytest
 
 from taskfoundry.errors import FeatureError
 from taskfoundry.evaluate.run import evaluate_run
+from taskfoundry.evaluate.summary import score_task
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.kinds.feature.env import environment_stage
-from taskfoundry.kinds.feature.grade import start_state_submission
+from taskfoundry.kinds.feature.grade import grade_feature, start_state_submission
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
+from taskfoundry.kinds.feature.package import kept_if_resolved
 from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 from taskfoundry.pipeline.source import source_stage
@@ -86,14 +90,7 @@ def _forged(start: Path, dest: Path) -> Path:
         b"def _skip():\n    pytest.skip('x')\n",
         "tests/test_slug.py": b"def test_slugify():\n    assert True\n",
     }
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    dest.write_bytes(buf.getvalue())
-    return dest
+    return _tar(files, dest)
 
 
 def test_solution_resolves_start_state_does_not(
@@ -147,3 +144,146 @@ def test_bad_repositories_end_with_a_reason(
     src = source_stage(str(repo), SourceConfig(), tmp_path / "work")
     with pytest.raises(FeatureError, match=reason):
         environment_stage(src, None, FeatureSettings(out=tmp_path, namespace="taskfoundry"), docker_client)
+
+
+# ---- submissions that attack the grader from inside pytest --------------------------------
+# Each is spelled so that the static scan misses it (names built from pieces), so that the
+# runtime guard is what stops it; the plain spellings are the scan's to catch.
+FORGE_REPORTS = """
+_reports = __import__("importlib").import_module("_py" + "test.reports")
+_make = _reports.TestReport.from_item_and_call
+
+
+def _passed(item, call):
+    report = _make(item, call)
+    report.outcome, report.longrepr = "passed", None
+    return report
+
+
+_reports.TestReport.from_item_and_call = _passed
+"""
+PEEK_EXPECTED = """
+def slugify(title, separator="-", max_length=40):
+    caller = getattr(__import__("sys"), "_get" + "frame")(1)
+    return getattr(caller, "f_" + "locals")["expected"]
+"""
+EXIT_AFTER_FORGED_JUNIT = """
+_cases = "".join(
+    '<testcase classname="%s" name="%s" />' % tuple(t.rsplit(".", 1)) for t in {tests!r}
+)
+with open("/tmp/tf-results.xml", "w") as _out:
+    _out.write('<testsuites><testsuite name="pytest" tests="%d">%s</testsuite></testsuites>'
+               % ({count}, _cases))
+getattr(__import__("os"), "_ex" + "it")(0)
+"""
+REGISTER_HOOK = """
+def _register():
+    tb = __import__("traceback")
+    for frame, _ in getattr(tb, "walk_" + "stack")(None):
+        config = getattr(frame, "f_" + "locals").get("config")
+        if config is not None and hasattr(config, "pluginmanager"):
+            break
+    else:
+        return
+
+    def makereport(item, call):
+        result = yield
+        result.outcome, result.longrepr = "passed", None
+        return result
+
+    opts = {"wrapper": True, "hookwrapper": False, "optionalhook": False, "tryfirst": True}
+    setattr(makereport, "py" + "test_impl", {**opts, "trylast": False, "specname": None})
+    plugin = type("Helper", (), {"py" + "test_runtest_makereport": staticmethod(makereport)})()
+    config.pluginmanager.register(plugin, "helper")
+
+
+_register()
+"""
+PLAIN_PEEK = """
+import sys
+
+
+def slugify(title, separator="-", max_length=40):
+    return sys._getframe(1).f_locals["expected"]
+"""
+
+
+def _tar(files: dict[str, bytes], dest: Path) -> Path:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dest.write_bytes(buf.getvalue())
+    return dest
+
+
+def _graded(task_dir: Path, submission: Path, docker_client, isolate: bool = True):  # type: ignore[no-untyped-def]
+    config = EvalConfig(isolate=isolate)
+    result = grade_feature(task_dir, submission, config, docker_client)
+    tests = load_json_model(task_dir / "tests.json", TestsJson)
+    return result, score_task(task_dir.name, tests.expected(), result, config.near_resolved)
+
+
+def test_attacks_on_pytest_from_inside_resolve_nothing(
+    featlib_tasks: list[Path], docker_client, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    one, two = featlib_tasks
+    start = _members(start_state_submission(one, docker_client, tmp_path / "start.tar.gz"))
+    stub = start["featlib/slug.py"]
+    task = _task(one)
+    forged_junit = EXIT_AFTER_FORGED_JUNIT.format(tests=task.f2p + task.p2p, count=len(task.f2p + task.p2p))
+    cases = {
+        # level 1: the start state (stubs) plus the attack; level 2: the attack is the module
+        "forge_reports": (one, {**start, "featlib/slug.py": stub + FORGE_REPORTS.encode()}),
+        "peek_expected": (one, {**start, "featlib/slug.py": stub + PEEK_EXPECTED.encode()}),
+        "exit_after_forged_junit": (one, {**start, "featlib/slug.py": stub + forged_junit.encode()}),
+        "register_hook": (two, {"featlib/slug.py": REGISTER_HOOK.encode()}),
+        "plain_peek": (two, {"featlib/slug.py": PLAIN_PEEK.encode()}),
+    }
+    verdicts = {}
+    for name, (task_dir, files) in cases.items():
+        result, score = _graded(task_dir, _tar(files, tmp_path / f"{name}.tar.gz"), docker_client)
+        assert not score.resolved and score.passed == 0, name
+        verdicts[name] = (result.error_code, result.error_details or "")
+    assert verdicts["forge_reports"][0] == "grader_tampering"
+    assert "_pytest.reports.TestReport.from_item_and_call" in verdicts["forge_reports"][1]
+    assert verdicts["peek_expected"][0] == "grader_tampering"
+    assert "refused sys._getframe at /workspace/featlib/slug.py" in verdicts["peek_expected"][1]
+    assert verdicts["exit_after_forged_junit"][0] == "incomplete_run"
+    assert verdicts["register_hook"][0] == "grader_tampering"
+    assert "hook pytest_runtest_makereport helper (added)" in verdicts["register_hook"][1]
+    assert verdicts["plain_peek"][0] == "forbidden_code"
+    assert "featlib/slug.py:6: frame access: return sys._getframe(1)" in verdicts["plain_peek"][1]
+
+
+def test_without_the_guard_an_attack_resolves(
+    featlib_tasks: list[Path], docker_client, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The hook registration above, graded with `isolate: false` (no scan, no guard): it forges
+    every outcome, so the guard's verdict is what stops it, not a failing test."""
+    submission = _tar({"featlib/slug.py": REGISTER_HOOK.encode()}, tmp_path / "hook.tar.gz")
+    result, score = _graded(featlib_tasks[1], submission, docker_client, isolate=False)
+    assert result.error_code is None and score.resolved
+
+
+def test_level_two_task_its_solution_does_not_resolve_is_dropped(
+    featlib_tasks: list[Path], docker_client, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    good, bad = tmp_path / "good" / featlib_tasks[1].name, tmp_path / "bad" / featlib_tasks[1].name
+    shutil.copytree(featlib_tasks[1], good)
+    shutil.copytree(featlib_tasks[1], bad)
+    # the reference module with one behaviour changed: every F2P test of unique_slug fails
+    reference = _members(bad / "solution.tar.gz")["featlib/slug.py"].decode()
+    wrong = reference.replace("n += 1", "n += 2")
+    assert wrong != reference
+    _tar({"featlib/slug.py": wrong.encode()}, bad / "solution.tar.gz")
+    with caplog.at_level(logging.WARNING, logger="taskfoundry.kinds.feature.package"):
+        assert kept_if_resolved(good, EvalConfig(), docker_client) and good.is_dir()
+        assert not kept_if_resolved(bad, EvalConfig(), docker_client) and not bad.exists()
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert (
+        message.startswith(f"{bad.name}: its solution does not resolve it (")
+        and "test_unique_slug" in message
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.assets import feature_compose
+from taskfoundry.kinds.feature import guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
 from taskfoundry.kinds.feature.objects import Project
@@ -16,6 +17,7 @@ from taskfoundry.kinds.feature.package import is_test_path, render_prompt
 from taskfoundry.kinds.feature.requirements import _parse
 from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvStage, TestCase
 from taskfoundry.kinds.feature.review import review_stage
+from taskfoundry.kinds.feature.scan import scan_submission
 from taskfoundry.kinds.feature.settings import FeatureConfig
 
 FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
@@ -196,6 +198,7 @@ def test_compose_restores_tests_and_appends_level_two_modules(tmp_path: Path) ->
     module = (ws / "pkg/mod.py").read_text()
     assert module.startswith("def f():\n    raise NotImplementedError") and module.endswith("    return 1\n")
     assert "from __future__" not in module
+    assert module.split("\n").index("    return 1") == module.split("\n").index("# ---- submitted ----") + 3
     namespace: dict[str, object] = {}
     exec(module, namespace)  # the submitted definition replaces the stub
     assert namespace["f"]() == 1  # type: ignore[operator]
@@ -237,3 +240,71 @@ def test_prompt_levels() -> None:
         assert "def slugify(title: str) -> str:" in text and "A URL-safe slug." in text
         assert "from featlib.slug import slugify" in text
     assert "/workspace" in one and "from scratch" in two and "from scratch" not in one
+
+
+HOSTILE_LINES = {
+    "import sys\nx = sys._getframe(1).f_locals\n": {"frame access"},
+    "import inspect as i\nx = i.stack()\n": {"frame access"},
+    "import _pytest.runner\n": {"pytest/pluggy internals"},
+    "from pluggy import HookimplMarker\n": {"pytest/pluggy internals"},
+    "def pytest_runtest_makereport(item, call):\n    pass\n": {"pytest/pluggy internals"},
+    "import gc\nr = gc.get_referrers(object)\n": {"gc referrers"},
+    "import sys\nsys.settrace(None)\n": {"trace/profile hook"},
+    "import os\nos._exit(0)\n": {"os._exit"},
+    "from os import _exit\n": {"os._exit"},
+    "import sys\nsys.modules['x'] = None\n": {"sys.modules/builtins tampering"},
+    "import builtins\n": {"sys.modules/builtins tampering"},
+    "x = getattr(__import__('sys'), '_getframe')\n": {"frame access"},
+    "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame\n": {"frame access"},
+}
+
+
+@pytest.mark.parametrize("code", list(HOSTILE_LINES))
+def test_scan_names_what_reaches_for_the_grader(code: str) -> None:
+    found = scan_submission(1, {"pkg/mod.py": code.encode()}, {}, set())
+    assert {h.rule for h in found.hits} == HOSTILE_LINES[code]
+    assert all(h.path == "pkg/mod.py" for h in found.hits)
+
+
+def test_scan_reads_only_what_the_submission_adds() -> None:
+    legit = "import inspect, sys\n\ndef caller():\n    return sys._getframe(1).f_code.co_name\n"
+    start = {"pkg/mod.py": legit.encode(), "pkg/old.py": b"import inspect\nS = inspect.stack\n"}
+    added = legit + "\ndef feature(x):\n    return sorted(x)\n"
+    same = scan_submission(1, {"pkg/mod.py": added.encode(), "pkg/old.py": start["pkg/old.py"]}, start, set())
+    assert same.hits == [] and same.watch == {"pkg/mod.py": [6, 7, 8]}
+    sneaky = added + "\ndef peek():\n    return inspect.currentframe().f_back.f_locals\n"
+    (hit,) = scan_submission(1, {"pkg/mod.py": sneaky.encode()}, start, set()).hits
+    assert (hit.line, hit.rule) == (10, "frame access")
+    # files the grader replaces from the reference (tests, conftests) are never run as sent
+    forged = {"tests/conftest.py": b"import _pytest\n", "pkg/mod.py": legit.encode()}
+    assert scan_submission(1, forged, start, {"tests/conftest.py"}).hits == []
+    # a compiled module cannot be read, so it cannot be admitted
+    (binary,) = scan_submission(1, {"pkg/_x.cpython-313-x86_64-linux-gnu.so": b"\x7fELF"}, {}, set()).hits
+    assert binary.rule == "unreadable module"
+
+
+def test_scan_watch_lines_are_the_composed_workspace_lines(tmp_path: Path) -> None:
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    base = "import sys\n\n\ndef f():\n    raise NotImplementedError\n"
+    submitted = "from __future__ import annotations\nimport sys\n\n\ndef f():\n    return sys.maxsize\n"
+    _write(ws, {"eval/restore/tests/test_a.py": "t\n", "eval/base/pkg/mod.py": base})
+    _write(sub, {"pkg/mod.py": submitted})
+    feature_compose.main(2, str(sub), str(ws))
+    composed = (ws / "pkg/mod.py").read_text().split("\n")
+    found = scan_submission(2, {"pkg/mod.py": submitted.encode()}, {"pkg/mod.py": base.encode()}, set())
+    assert [composed[n - 1] for n in found.watch["pkg/mod.py"]] == ["", "    return sys.maxsize"]
+
+
+def test_guard_stream_verdicts() -> None:
+    ok = b'{"k": "start"}\n{"k": "report", "id": "t.a", "when": "call", "outcome": "passed"}\n{"k": "end"}\n'
+    assert guard.parse(ok).verdict() is None and guard.parse(ok).passed == {"t.a"}
+    tampered = ok + b'{"k": "tamper", "stage": "collection", "changed": ["_pytest.runner.x"]}\n'
+    assert guard.parse(tampered).verdict() == ("grader_tampering", "changed (collection): _pytest.runner.x")
+    blocked = b'{"k": "start"}\nnot json\n{"k": "blocked", "event": "sys._getframe", "where": "m.py:3"}\n'
+    assert guard.parse(blocked).verdict() == ("grader_tampering", "refused sys._getframe at m.py:3")
+    code, _ = guard.parse(b'{"k": "start"}\n').verdict()  # type: ignore[misc]
+    assert code == "incomplete_run"
+    assert guard.parse(None).verdict() == (
+        "incomplete_run",
+        "the grader's plugin never started (pytest did not run)",
+    )

@@ -6,7 +6,8 @@ The hidden suite is already at WORKSPACE/eval (restore/: the reference's test fi
 pytest configuration; base/: the stripped repository, level 2 only). Level 1: the
 submission is the repository. Level 2: the stripped repository first, then each submitted
 file: a new file is added, a Python file the repository has is appended to it (its
-definitions replace the stubs; `from __future__` lines dropped), any other replaces it.
+definitions replace the stubs; `from __future__` lines blanked, so every line keeps its
+number after SEPARATOR: the grader's scan and guard count on it), any other replaces it.
 Then every conftest.py and pytest configuration file and every test directory the
 reference has is removed and restored from eval/restore, so the submission cannot change
 the tests or how pytest runs them. Links are never followed or copied.
@@ -19,6 +20,7 @@ import shutil
 import stat
 import sys
 
+SEPARATOR = "\n\n# ---- submitted ----\n"  # kinds/feature/scan.py has the same
 STEERING = (
     "conftest.py",
     "pytest.ini",
@@ -47,10 +49,10 @@ def place(src: str, dest: str, append: bool) -> None:
     if os.path.islink(dest) or (os.path.exists(dest) and not os.path.isfile(dest)):
         shutil.rmtree(dest) if os.path.isdir(dest) and not os.path.islink(dest) else os.unlink(dest)
     if append and os.path.isfile(dest):
-        with open(src, encoding="utf-8", errors="replace") as handle:
-            lines = [line for line in handle if not line.startswith("from __future__ import")]
-        with open(dest, "a", encoding="utf-8") as out:
-            out.write("\n\n# ---- submitted ----\n" + "".join(lines))
+        with open(src, encoding="utf-8", errors="replace", newline="") as handle:
+            lines = ["\n" if line.startswith("from __future__ import") else line for line in handle]
+        with open(dest, "a", encoding="utf-8", newline="") as out:
+            out.write(SEPARATOR + "".join(lines))
     else:
         shutil.copyfile(src, dest)
 

@@ -11,29 +11,37 @@ read by the harness (`harness.report.read_report` via `evaluate.grade.grade_bran
 
 The tests import the submission in their own process, so the worker's code runs inside
 pytest: it cannot read eval/ or replace the tests, conftests or pytest settings, and the
-report must agree with pytest's exit code, but it could forge the report from inside the
-run (the program kind's uid split cannot hold for in-process tests).
+report must agree with pytest's exit code. Two more layers against code that attacks
+pytest from inside: before anything runs, the lines the submission added are read
+(`scan.py`: frame access, pytest/pluggy internals, gc referrers, trace hooks, os._exit,
+sys.modules/builtins: `forbidden_code`); while it runs, a root-owned plugin records every
+outcome outside the process and watches pytest's machinery (`guard.py`:
+`grader_tampering`, `incomplete_run`, `guard_unrecorded`).
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import posixpath
 import tarfile
 from pathlib import Path
 
 import docker
+from docker.errors import APIError
 
 from taskfoundry import atomic
+from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
-from taskfoundry.evaluate.models import EvaluationResult, TaskImageMissing
+from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.evaluate.task import require_image
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.harness.models import EvalStepError
-from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
+from taskfoundry.harness.sandbox import LABEL, WS, GradingSandbox, TooLarge
 from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import copy_in
-from taskfoundry.images.build import image_exists
+from taskfoundry.kinds.feature import guard, scan
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.runner import RESULTS
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
@@ -55,21 +63,51 @@ def grade_feature(
     tests = load_json_model(task_dir / "tests.json", TestsJson)
     branches = sorted(k for k, b in tests.branches.items() if not b.ignored)
     result = EvaluationResult(task_id=task.task_id, solution_branch=solution_branch, test_branches=branches)
-    for branch in branches:
-        expected = list(tests.branches[branch].tests)
-        try:
-            data = read_submission(submission, config.submission_mb)
-            if not image_exists(client, task.images.task_cleanroom):  # never pulled: not a verdict
-                raise TaskImageMissing(f"{task.images.task_cleanroom} is not on this Docker engine")
+    try:
+        data = read_submission(submission, config.submission_mb)
+        # never pulled: a missing image is TaskImageMissing (the task's problem, not retried);
+        # an engine that cannot answer is a SandboxError (infrastructure, retried by the caller)
+        require_image(client, task.images.task_cleanroom)
+        for branch in branches:
             suite = task_dir / "tests" / f"{branch}.tar.gz"
             if not suite.is_file():
                 raise EvalStepError("missing_branch_tarball", f"no {suite}")
-            _run(task, branch, suite, data, expected, config, client, result)
-        except EvalStepError as exc:
-            log.info("%s: %s", task.task_id, exc)
-            result.error_code, result.error_details = exc.error_code, exc.error_details
-            inject_not_run(result, branch, expected, exc.error_code)
+            # isolate: false switches both layers off (the attacks' tests show what they stop)
+            found = _scan(task, suite, data, client) if config.isolate else scan.Scan([], {})
+            if found.hits:
+                raise EvalStepError("forbidden_code", "\n".join(str(h) for h in found.hits[:20]))
+            expected = list(tests.branches[branch].tests)
+            _run(task, branch, suite, data, expected, found.watch, config, client, result)
+    except EvalStepError as exc:
+        log.info("%s: %s", task.task_id, exc)
+        result.error_code, result.error_details = exc.error_code, exc.error_details
+        for branch in branches:
+            inject_not_run(result, branch, list(tests.branches[branch].tests), exc.error_code)
     return result
+
+
+def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.DockerClient) -> scan.Scan:
+    """What the submission added, read against the start state (level 1: the worker's
+    workspace; level 2: the stripped tree in the suite it is composed onto)."""
+    hidden = _tar_files(suite.read_bytes())
+    restore = {k.removeprefix("eval/restore/") for k in hidden if k.startswith("eval/restore/")}
+    if task.level == 2:
+        start = {k.removeprefix("eval/base/"): v for k, v in hidden.items() if k.startswith("eval/base/")}
+    else:
+        start = start_state_files(task.images.task_cleanroom, client)
+    test_dirs = {rel.split("/", 1)[0] for rel in restore if "/" in rel}
+    try:
+        submitted = _tar_files(data)
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise EvalStepError("bad_submission_archive", str(exc)) from exc
+    replaced = {
+        rel
+        for rel in submitted
+        if rel in restore
+        or rel.split("/", 1)[0] in test_dirs | {"eval"}
+        or rel.rsplit("/", 1)[-1] in scan.STEERING
+    }
+    return scan.scan_submission(task.level, submitted, start, replaced)
 
 
 def _run(
@@ -78,6 +116,7 @@ def _run(
     suite: Path,
     data: bytes,
     expected: list[str],
+    watch: dict[str, list[int]],
     config: EvalConfig,
     client: docker.DockerClient,
     result: EvaluationResult,
@@ -100,16 +139,32 @@ def _run(
             "compose_workspace",
             f"python3 -I {WS}/eval/compose.py {task.level} {UNPACKED} {WS} && rm -rf {UNPACKED} "
             f"&& chown -R {worker} {WS} && chown -R 0:0 {WS}/eval && chmod -R go-rwx {WS}/eval "
-            f"&& rm -f {RESULTS}",
+            f"&& rm -f {RESULTS} && {guard.PREPARE}",
             root=True,
         )
-        env = {"HOME": config.home, **TEST_ENV}
-        command = f"cd {WS} && {task.test_command}"
+        guard.install(box, watch)
+        env = {"HOME": config.home, **TEST_ENV, **(guard.ENV if config.isolate else {})}
+        command = (
+            guard.command(task.test_command, worker) if config.isolate else f"cd {WS} && {task.test_command}"
+        )
+        # as root when guarded: root holds the guard's pipe; the tests run as the worker
         run = steps.run_untrusted(
-            box, "run_tests", command, "/tmp/tf-tests.log", config.test_timeout, env=env
+            box,
+            "run_tests",
+            command,
+            "/tmp/tf-tests.log",
+            config.test_timeout,
+            env=env,
+            grader=config.isolate,
         )
         xml = _results(box, config)
+        records = guard.read(box)
+    verdict = records.verdict() if config.isolate and not run.timed_out else None
+    if verdict:
+        raise EvalStepError(*verdict)
     grade_branch(result, branch, expected, set(expected), run, xml)
+    if config.isolate:
+        guard.unrecorded(result, branch, records)
 
 
 def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:
@@ -119,25 +174,43 @@ def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:
         return None
 
 
+def start_state_files(image: str, client: docker.DockerClient) -> dict[str, bytes]:
+    """The regular files of /workspace in `image` (no .git), by relative path."""
+    try:
+        container = client.containers.create(image, ["true"], network_disabled=True, labels=LABEL)
+        try:
+            chunks, _ = container.get_archive(f"{WS}/.")
+            raw = b"".join(chunks)
+        finally:
+            container.remove(force=True)
+    except APIError as exc:
+        raise SandboxError(f"cannot read the start state of {image}: {exc}") from exc
+    return {k: v for k, v in _tar_files(raw).items() if k.split("/", 1)[0] != ".git"}
+
+
+def _tar_files(raw: bytes) -> dict[str, bytes]:
+    """Regular files of a tar or tar.gz, by normalised relative path (unsafe names skipped)."""
+    out: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        for member in tar.getmembers():
+            name = posixpath.normpath(member.name.removeprefix("./"))
+            if not member.isfile() or name.startswith(("/", "..")) or name == ".":
+                continue
+            extracted = tar.extractfile(member)
+            if extracted is not None:
+                out[name] = extracted.read()
+    return out
+
+
 def start_state_submission(task_dir: Path, client: docker.DockerClient, dest: Path) -> Path:
     """The worker's start state, submitted as it is: /workspace of the task's `:task_cleanroom`
     image (no .git) as a submission tarball. Grading it must not resolve the task."""
     task = load_yaml_model(task_dir / "task.yaml", FeatureTaskYaml)
-    container = client.containers.create(task.images.task_cleanroom, ["true"], network_disabled=True)
-    try:
-        chunks, _ = container.get_archive(f"{WS}/.")
-        raw = b"".join(chunks)
-    finally:
-        container.remove(force=True)
     buf = io.BytesIO()
-    with tarfile.open(fileobj=io.BytesIO(raw)) as src, tarfile.open(fileobj=buf, mode="w:gz") as out:
-        for member in src.getmembers():
-            name = member.name.removeprefix("./")
-            if not member.isfile() or name.split("/", 1)[0] == ".git":
-                continue
-            extracted = src.extractfile(member)
-            assert extracted is not None
-            member.name = name
-            out.addfile(member, extracted)
+    with tarfile.open(fileobj=buf, mode="w:gz") as out:
+        for name, data in sorted(start_state_files(task.images.task_cleanroom, client).items()):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            out.addfile(info, io.BytesIO(data))
     atomic.write_bytes(dest, buf.getvalue())
     return dest

@@ -43,6 +43,7 @@ from taskfoundry.kinds.feature.results import (
     VerdictStage,
 )
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
+from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.models import (
     Branch,
@@ -57,16 +58,6 @@ from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.package import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
-STEERING = {
-    "conftest.py",
-    "pytest.ini",
-    ".pytest.ini",
-    "pytest.toml",
-    ".pytest.toml",
-    "tox.ini",
-    "setup.cfg",
-    "pyproject.toml",
-}
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
 _GIT = (
     "git init -q && git -c safe.directory='*' add -A && git -c safe.directory='*' -c user.name=worker "
@@ -208,21 +199,34 @@ def package_stage(
                     stage_seconds,
                 )
             )
-            if level > 1 and not solution_resolves(path, config.eval, client):
-                # validation restored the reference at level 1; level 2 composes the workspace
-                # otherwise (the worker's modules over the stripped tree): a task its own
-                # solution does not resolve is never handed on
-                log.warning("%s: its solution does not resolve it; not packaged", path.name)
-                shutil.rmtree(path)
+            if level > 1 and not kept_if_resolved(path, config.eval, client):
                 written.pop()
     return written
 
 
-def solution_resolves(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
-    """Grade the task's own solution.tar.gz as `taskfoundry eval` would."""
+def kept_if_resolved(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
+    """Validation restored the reference at level 1; level 2 composes the workspace otherwise
+    (the worker's modules over the stripped tree): a task its own solution does not resolve
+    is removed with a warning that says why, never handed on."""
+    why = unresolved_by_solution(task_dir, harness, client)
+    if why is None:
+        return True
+    log.warning("%s: its solution does not resolve it (%s); not packaged", task_dir.name, why)
+    shutil.rmtree(task_dir)
+    return False
+
+
+def unresolved_by_solution(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> str | None:
+    """Grade the task's own solution.tar.gz as `taskfoundry eval` would: None when it resolves,
+    else the error code or the first tests that did not pass."""
     tests = load_json_model(task_dir / "tests.json", TestsJson)
     result = grade_feature(task_dir, task_dir / "solution.tar.gz", harness, client, "solution")
-    return score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved
+    if score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved:
+        return None
+    if result.error_code:
+        return f"{result.error_code}: {(result.error_details or '')[:300]}"
+    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
+    return f"{len(bad)} tests not passed, e.g. {'; '.join(bad[:3])}"
 
 
 def _write_task(

@@ -1,0 +1,233 @@
+"""A feature submission's own code, read before it is graded: what it added, and whether
+that reaches for the grader.
+
+The tests import the submission into the pytest process, so submitted code could rewrite
+pytest's results in memory, read the calling test's expected values from its frame, or
+end the run early. Only what the submission adds or changes is read (lines that the start
+state does not have at that place, by a line diff per file), so a repository that already
+uses `inspect` or `sys._getframe` elsewhere is not flagged. A hit is the verdict
+`forbidden_code`. The same new lines are what the runtime guard (assets/feature_guard.py)
+watches in the container.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+# level 2: the grader appends a submitted module to the stripped one after this separator
+# (assets/feature_compose.py; `from __future__` lines become blank lines, so lines keep
+# their numbers)
+SEPARATOR = "\n\n# ---- submitted ----\n"
+# pytest settings the grader removes wherever they are (and the reference's restores)
+STEERING = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+    }
+)
+
+# (module, attribute) pairs: a call or a reference to any of them
+_ATTRS = {
+    ("sys", "_getframe"): "frame access",
+    ("sys", "_current_frames"): "frame access",
+    ("sys", "_current_exceptions"): "frame access",
+    ("inspect", "currentframe"): "frame access",
+    ("inspect", "stack"): "frame access",
+    ("inspect", "trace"): "frame access",
+    ("inspect", "getouterframes"): "frame access",
+    ("inspect", "getinnerframes"): "frame access",
+    ("inspect", "getframeinfo"): "frame access",
+    ("traceback", "walk_stack"): "frame access",
+    ("traceback", "walk_tb"): "frame access",
+    ("gc", "get_referrers"): "gc referrers",
+    ("gc", "get_referents"): "gc referrers",
+    ("gc", "get_objects"): "gc referrers",
+    ("sys", "settrace"): "trace/profile hook",
+    ("sys", "setprofile"): "trace/profile hook",
+    ("sys", "monitoring"): "trace/profile hook",
+    ("threading", "settrace"): "trace/profile hook",
+    ("threading", "setprofile"): "trace/profile hook",
+    ("threading", "settrace_all_threads"): "trace/profile hook",
+    ("threading", "setprofile_all_threads"): "trace/profile hook",
+    ("os", "_exit"): "os._exit",
+    ("posix", "_exit"): "os._exit",
+    ("sys", "modules"): "sys.modules/builtins tampering",
+    ("sys", "meta_path"): "sys.modules/builtins tampering",
+    ("sys", "path_hooks"): "sys.modules/builtins tampering",
+    ("sys", "addaudithook"): "sys.modules/builtins tampering",
+}
+# attributes that only frames, tracebacks, generators and coroutines have
+_FRAME_ATTRS = {
+    "f_back",
+    "f_locals",
+    "f_globals",
+    "f_builtins",
+    "tb_frame",
+    "gi_frame",
+    "cr_frame",
+    "ag_frame",
+}
+_MODULES = {
+    "_pytest": "pytest/pluggy internals",
+    "pytest": "pytest/pluggy internals",
+    "pluggy": "pytest/pluggy internals",
+    "builtins": "sys.modules/builtins tampering",
+    "__builtin__": "sys.modules/builtins tampering",
+    "ctypes": "sys.modules/builtins tampering",
+    "gc": None,  # importing gc is fine; its referrer functions are not
+}
+_NAMES = {"__builtins__": "sys.modules/builtins tampering"}
+# names that reach the grader when spelled as strings (getattr(sys, "_getframe"), ...)
+_STRINGS = {
+    "_getframe": "frame access",
+    "currentframe": "frame access",
+    "f_back": "frame access",
+    "f_locals": "frame access",
+    "tb_frame": "frame access",
+    "get_referrers": "gc referrers",
+    "settrace": "trace/profile hook",
+    "setprofile": "trace/profile hook",
+    "_pytest": "pytest/pluggy internals",
+    "pluggy": "pytest/pluggy internals",
+    "tf_feature_guard": "pytest/pluggy internals",
+}
+
+
+# files Python runs that are not source: a submission may not add or change them
+_OPAQUE = (".so", ".pyd", ".pyc", ".pyo", ".pth")
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    line: int
+    rule: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.rule}: {self.text}"
+
+
+def new_lines(before: str | None, after: str) -> set[int]:
+    """1-based numbers of the lines of `after` that `before` does not have at that place."""
+    new = after.split("\n")
+    if before is None:
+        return set(range(1, len(new) + 1))
+    matcher = difflib.SequenceMatcher(None, before.split("\n"), new, autojunk=False)
+    out: set[int] = set()
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return out
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
+
+
+def _token(text: str) -> bool:
+    """A string that could name an attribute or module (prose, docstrings included, cannot)."""
+    return 0 < len(text) < 200 and not any(c.isspace() for c in text)
+
+
+def _nodes(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """(node, rule) for every construct that reaches for the grader."""
+    aliases: dict[str, str] = {}  # local name -> module it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                aliases[alias.asname or top] = alias.name if alias.asname else top
+                if _MODULES.get(top):
+                    yield node, str(_MODULES[top])
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            top = node.module.split(".")[0]
+            if _MODULES.get(top):
+                yield node, str(_MODULES[top])
+            for alias in node.names:
+                rule = _ATTRS.get((top, alias.name))
+                if rule:
+                    yield node, rule
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            head = _dotted(node.value)
+            module = aliases.get(head.split(".")[0], head.split(".")[0]) if head else ""
+            rule = _ATTRS.get((module, node.attr))
+            if rule:
+                yield node, rule
+            elif node.attr in _FRAME_ATTRS:
+                yield node, "frame access"
+        elif isinstance(node, ast.Name) and node.id in _NAMES:
+            yield node, _NAMES[node.id]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _token(node.value):
+            rule = next((r for s, r in _STRINGS.items() if s in node.value), None)
+            if rule:
+                yield node, rule
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("pytest_"):
+            yield node, "pytest/pluggy internals"
+
+
+def scan_source(path: str, text: str, lines: set[int]) -> list[Hit]:
+    """Hits of `text` that touch one of `lines`. A file that does not parse has none: the
+    tests that import it fail on their own."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    source = text.split("\n")
+    hits = set()
+    for node, rule in _nodes(tree):
+        first = getattr(node, "lineno", 0)
+        last = getattr(node, "end_lineno", None) or first
+        touched = sorted(n for n in range(first, last + 1) if n in lines)
+        if touched:
+            hits.add(Hit(path, touched[0], rule, source[touched[0] - 1].strip()[:120]))
+    return sorted(hits, key=lambda h: (h.path, h.line, h.rule))
+
+
+@dataclass(frozen=True)
+class Scan:
+    hits: list[Hit]
+    watch: dict[str, list[int]]  # path in the composed workspace -> its new lines
+
+
+def scan_submission(
+    level: int, submitted: Mapping[str, bytes], start: Mapping[str, bytes], replaced: set[str]
+) -> Scan:
+    """`submitted`: the submission's files; `start`: the start state's (level 1: the worker's
+    workspace; level 2: the stripped tree the grader composes onto); `replaced`: paths the
+    grader removes or restores from the reference (they never run as submitted)."""
+    hits: list[Hit] = []
+    watch: dict[str, list[int]] = {}
+    for rel, data in sorted(submitted.items()):
+        if rel in replaced:
+            continue
+        if rel.endswith(_OPAQUE) and start.get(rel) != data:
+            hits.append(Hit(rel, 0, "unreadable module", "compiled or path-hook file: cannot be read"))
+            continue
+        if not rel.endswith(".py"):
+            continue
+        text = data.decode("utf-8", errors="replace")
+        before = start.get(rel)
+        old = before.decode("utf-8", errors="replace") if before is not None else None
+        lines = new_lines(old, text)
+        if not lines:
+            continue
+        hits += scan_source(rel, text, lines)
+        offset = (old + SEPARATOR).count("\n") if level == 2 and old is not None else 0
+        watch[rel] = sorted(n + offset for n in lines)
+    return Scan(hits, watch)
