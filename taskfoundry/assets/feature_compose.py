@@ -20,7 +20,7 @@ import shutil
 import stat
 import sys
 
-SEPARATOR = "\n\n# ---- submitted ----\n"  # kinds/feature/scan.py has the same
+SEPARATOR = "\n\n# ---- submitted ----\n"  # kinds/feature/scan.py imports these two
 STEERING = (
     "conftest.py",
     "pytest.ini",

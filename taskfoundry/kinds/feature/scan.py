@@ -17,23 +17,13 @@ import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-# level 2: the grader appends a submitted module to the stripped one after this separator
-# (assets/feature_compose.py; `from __future__` lines become blank lines, so lines keep
-# their numbers)
-SEPARATOR = "\n\n# ---- submitted ----\n"
-# pytest settings the grader removes wherever they are (and the reference's restores)
-STEERING = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        ".pytest.ini",
-        "pytest.toml",
-        ".pytest.toml",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-    }
-)
+# level 2: the grader appends a submitted module to the stripped one after SEPARATOR, and
+# removes the pytest settings named in STEERING wherever they are (the reference's are
+# restored): both defined once, in the standalone asset that does it in the container
+from taskfoundry.assets.feature_compose import SEPARATOR
+from taskfoundry.assets.feature_compose import STEERING as _STEERING
+
+STEERING = frozenset(_STEERING)
 
 # (module, attribute) pairs: a call or a reference to any of them
 _ATTRS = {
