@@ -76,6 +76,12 @@ class OrchestrationConfig(BaseModel):
     source_retries: int = Field(
         1, ge=0, description="a source whose flow run crashed (its worker died) is run again this often"
     )
+    heartbeat_seconds: int = Field(
+        30,
+        ge=30,
+        description="a dispatched source's flow run sends a heartbeat this often; one silent for 3 "
+        "(its worker or machine died) is marked Crashed by a server automation, then retried",
+    )
     resume: bool = Field(
         True, description="reuse persisted stage results (cache key: inputs + task source + version)"
     )

@@ -2,8 +2,12 @@
 process work pool served by two `prefect worker` processes, each with its own working folder and
 no output path in common: tasks, stage results and rows go through a real S3 server on loopback
 (moto), and the workers reach the Docker engine over TCP (`remote_engine`), as on other machines.
-One source's flow-run process is killed in the middle of it: that source is a failed row naming
-the crash, the others are built, and the store holds no task that is not whole."""
+
+Faults, one source each, killed in the middle of its build: its flow-run process (the worker
+reports it Crashed: a failed row naming the crash, or with `source_retries` a second run that
+builds it), and a whole worker with its flow-run process (a machine gone: nothing reports the run,
+the `liveness` automation crashes it once its heartbeats stop, the other worker builds it again).
+Each time the store holds no task that is not whole."""
 
 from __future__ import annotations
 
@@ -13,44 +17,71 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
-from test_flows_docker import remove_orphans
+from test_flows_docker import TINY, remove_orphans
 from test_flows_worker import BIN, _start, _stop, _wait_healthy
 
 from taskfoundry.config import Config
+from taskfoundry.flows.summary import RunSummary
 from taskfoundry.store import LOCAL_ENV, TASKS, Store
 
 from conftest import ROOT, free_port, make_repo, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "taskfoundry-scale-pool"
-KILLED = "scalekill"  # names no other test uses: its images and containers are ours
+# repo names no other test uses: their images, containers and checkouts are ours
+KILLED, RETRIED, ZOMBIE = "scalekill", "scaleretry", "scalezombie"
+
+
+@dataclass
+class Pool:
+    """A server, the `build-source` deployment on a process pool, and its workers by folder."""
+
+    url: str
+    env: dict[str, str]
+    home: Path
+    folders: list[Path]
+    workers: dict[Path, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def start_worker(self, folder: Path) -> None:
+        """`prefect worker` (one flow run at a time) building in `folder`, its log next to it."""
+        args = [
+            str(BIN / "prefect"),
+            "worker",
+            "start",
+            "--pool",
+            POOL,
+            "--limit",
+            "1",
+            "--name",
+            folder.name,
+        ]
+        log = self.home / f"{folder.name}-{len(list(self.home.glob(folder.name + '-*.log')))}.log"
+        self.workers[folder] = _start(args, {**self.env, LOCAL_ENV: str(folder)}, log)
 
 
 @pytest.fixture(scope="module")
 def pool(
     tmp_path_factory: pytest.TempPathFactory, s3_server: dict[str, str], remote_engine: tuple[str, Path]
-) -> Iterator[tuple[str, list[Path]]]:
+) -> Iterator[Pool]:
     """A server, the `build-source` deployment on a process pool, and two workers (one flow run
-    at a time each), each in a folder of its own; yields the API URL and the two folders."""
+    at a time each), each in a folder of its own."""
     home = tmp_path_factory.mktemp("scale")
     port = free_port()
     env = {**prefect_server_env(home, port), **s3_server, "DOCKER_HOST": remote_engine[0]}
-    url = env["PREFECT_API_URL"]
-    procs = [
-        _start(
-            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-            env,
-            home / "server.log",
-        )
-    ]
-    folders = [home / "w1", home / "w2"]
+    server = _start(
+        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env,
+        home / "server.log",
+    )
+    found = Pool(env["PREFECT_API_URL"], env, home, [home / "w1", home / "w2"])
     try:
-        _wait_healthy(url, procs[0], home / "server.log")
+        _wait_healthy(found.url, server, home / "server.log")
         subprocess.run(
             [str(BIN / "prefect"), "work-pool", "create", POOL, "--type", "process"],
             env=env,
@@ -64,30 +95,20 @@ def pool(
             f".to_deployment(name='build-source', work_pool_name={POOL!r}).apply()\n"
         )
         subprocess.run([str(BIN / "python"), "-c", deploy], env=env, check=True, capture_output=True)
-        for folder in folders:
+        for folder in found.folders:
             folder.mkdir()
-            worker_env = {**env, LOCAL_ENV: str(folder)}
-            args = [
-                str(BIN / "prefect"),
-                "worker",
-                "start",
-                "--pool",
-                POOL,
-                "--limit",
-                "1",
-                "--name",
-                folder.name,
-            ]
-            procs.append(_start(args, worker_env, home / f"{folder.name}.log"))
-        yield url, folders
+            found.start_worker(folder)
+        yield found
     finally:
-        for proc in reversed(procs):
+        for proc in [*found.workers.values(), server]:
             _stop(proc)
 
 
-def _flow_run_of(url: str, source: str) -> str | None:
-    runs = httpx.post(f"{url}/flow_runs/filter", json={"limit": 50, "offset": 0}, timeout=10).json()
-    return next((r["id"] for r in runs if r["parameters"].get("source") == source), None)
+def _flow_runs_of(url: str, source: str) -> list[dict[str, object]]:
+    """The `build-source` flow runs of `source` (not their `build-task` subflows), oldest first."""
+    body = {"limit": 200, "offset": 0, "sort": "EXPECTED_START_TIME_ASC"}
+    runs = httpx.post(f"{url}/flow_runs/filter", json=body, timeout=10).json()
+    return [r for r in runs if r["parameters"].get("source") == source and r["deployment_id"]]
 
 
 def _pid_of(flow_run_id: str) -> int | None:
@@ -102,35 +123,41 @@ def _pid_of(flow_run_id: str) -> int | None:
     return None
 
 
-def _kill_when_building(url: str, source: str, folders: list[Path], done: threading.Event) -> list[str]:
-    """SIGKILL the flow-run process of `source` once its checkout exists (its build stage is running)."""
-    killed: list[str] = []
+Kill = Callable[[str, int, Path], None]  # (flow run id, its pid, the worker folder building it)
+
+
+def _kill_when_building(pool: Pool, source: str, kill: Kill, done: threading.Event) -> list[str]:
+    """Call `kill` on the first flow run of `source` once its checkout exists (its build stage is
+    running); the killed run's id, or nothing when it never ran."""
+    name = Path(source).name
     deadline = time.monotonic() + 900
     while not done.is_set() and time.monotonic() < deadline:
-        started = any(folder.glob(f"*/work/sources/local__{KILLED}.*") for folder in folders)
-        run_id = _flow_run_of(url, source) if started else None
-        pid = _pid_of(run_id) if run_id else None
-        if pid is not None:
-            os.kill(pid, signal.SIGKILL)
-            killed.append(run_id or "")
-            return killed
+        folder = next((f for f in pool.folders if any(f.glob(f"*/work/sources/local__{name}.*"))), None)
+        runs = _flow_runs_of(pool.url, source) if folder else []
+        pid = _pid_of(str(runs[0]["id"])) if runs else None
+        if folder is not None and pid is not None:
+            kill(str(runs[0]["id"]), pid, folder)
+            return [str(runs[0]["id"])]
         time.sleep(0.5)
-    return killed
+    return []
 
 
-def test_two_workers_build_one_batch_and_a_killed_source_fails_alone(
-    pool: tuple[str, list[Path]], s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _kill_flow_run(_run: str, pid: int, _folder: Path) -> None:
+    os.kill(pid, signal.SIGKILL)
+
+
+def _batch(
+    pool: Pool, tmp_path: Path, names: list[str], retries: int, victim: str, kill: Kill
+) -> tuple[RunSummary, list[str], Store]:
+    """build-many over tiny repos `names` through the pool into a fresh bucket, `kill` applied to
+    the source `victim` while it builds: the summary, the killed run ids, the store."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
-    from test_flows_docker import TINY
 
     from taskfoundry.flows.many import build_many_flow
 
-    url, folders = pool
     store_url = f"s3://tf-{uuid.uuid4().hex[:12]}/batch"
     Store.at(store_url).ensure()
-    sources = [str(make_repo(tmp_path / name, TINY)) for name in ("scaleone", "scaletwo", KILLED)]
-    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "batch"))
+    sources = [str(make_repo(tmp_path / name, TINY)) for name in names]
     config = Config.model_validate(
         {
             "out": store_url,
@@ -138,34 +165,129 @@ def test_two_workers_build_one_batch_and_a_killed_source_fails_alone(
             "mutation": {"budget": 0},
             "orchestration": {
                 "deployment": "build-source/build-source",
-                "concurrency": 3,
-                "source_retries": 0,
+                "concurrency": len(names),
+                "source_retries": retries,
             },
         }
     )
     done = threading.Event()
     killed: list[str] = []
-    killer = threading.Thread(
-        target=lambda: killed.extend(_kill_when_building(url, sources[2], folders, done))
-    )
+    target = sources[names.index(victim)]
+    killer = threading.Thread(target=lambda: killed.extend(_kill_when_building(pool, target, kill, done)))
     killer.start()
     try:
-        with temporary_settings(updates={PREFECT_API_URL: url}):
+        with temporary_settings(updates={PREFECT_API_URL: pool.url}):
             summary = build_many_flow(sources, config)
     finally:
         done.set()
         killer.join()
-        remove_orphans(KILLED)
+        remove_orphans(victim)
     assert killed, "the killed source's flow run never ran"
-    rows = {Path(r.source).name: r for r in summary.rows}
-    assert [rows[n].status for n in ("scaleone", "scaletwo", KILLED)] == ["built", "built", "failed"], rows
-    assert "Crashed" in (rows[KILLED].error or ""), rows[KILLED]
-    # each worker built in its own folder, at the same time as the other
-    assert {
-        folder for r in summary.rows if r.task_dir for folder in folders if r.task_dir.is_relative_to(folder)
-    } == set(folders)
-    store = Store.at(store_url)
+    return summary, killed, Store.at(store_url)
+
+
+def _only_whole_tasks(store: Store, summary: RunSummary) -> None:
     assert store.published() == sorted(r.task_id for r in summary.rows if r.task_id)
     prefixes = {key.split("/")[-1] for key in store.fs.ls(store.key(TASKS), refresh=True)}
     assert prefixes == set(store.published()), "a task directory without its marker was left"
     assert store.fs.glob(store.key("runs", "build-many-*.json")) and store.get_bytes("index.json")
+
+
+def test_two_workers_build_one_batch_and_a_killed_source_fails_alone(
+    pool: Pool, s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "batch"))
+    names = ["scaleone", "scaletwo", KILLED]
+    summary, _, store = _batch(pool, tmp_path, names, 0, KILLED, _kill_flow_run)
+    rows = {Path(r.source).name: r for r in summary.rows}
+    assert [rows[n].status for n in names] == ["built", "built", "failed"], rows
+    assert "Crashed" in (rows[KILLED].error or ""), rows[KILLED]
+    # each worker built in its own folder, at the same time as the other
+    assert {
+        folder
+        for r in summary.rows
+        if r.task_dir
+        for folder in pool.folders
+        if r.task_dir.is_relative_to(folder)
+    } == set(pool.folders)
+    _only_whole_tasks(store, summary)
+
+
+def _states(url: str, source: str) -> list[tuple[str, str]]:
+    """(state name, message) of each flow run of `source`, oldest first."""
+    return [
+        (str(r["state"]["name"]), str(r["state"]["message"] or ""))  # type: ignore[index]
+        for r in _flow_runs_of(url, source)
+    ]
+
+
+def test_a_crashed_source_is_run_again_and_built(
+    pool: Pool, s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "batch"))
+    summary, _, store = _batch(pool, tmp_path, [RETRIED], 1, RETRIED, _kill_flow_run)
+    (row,) = summary.rows
+    assert row.status == "built" and row.task_id, row
+    states = _states(pool.url, row.source)
+    assert [name for name, _ in states] == ["Crashed", "Completed"], states
+    _only_whole_tasks(store, summary)
+
+
+HEARTBEAT = "prefect.flow-run.heartbeat"
+
+
+def _heartbeats(url: str, run_id: str) -> int:
+    body = {
+        "filter": {"event": {"name": [HEARTBEAT]}, "resource": {"id": [f"prefect.flow-run.{run_id}"]}},
+        "limit": 5,
+    }
+    return len(httpx.post(f"{url}/events/filter", json=body, timeout=10).json()["events"])
+
+
+def _kill_worker(pool: Pool, dead: list[Path]) -> Kill:
+    """Kill the worker building a run and the run's process (a machine gone), once the server has a
+    heartbeat of the run (before it, no automation could know the run was alive); then wait for
+    the run to be Crashed, and fail it by hand after 5 minutes so the test ends either way."""
+
+    def kill(run_id: str, pid: int, folder: Path) -> None:
+        deadline = time.monotonic() + 300
+        while not _heartbeats(pool.url, run_id):
+            assert time.monotonic() < deadline, f"no heartbeat of flow run {run_id} reached the server"
+            time.sleep(1)
+        worker = pool.workers[folder]
+        dead.append(folder)
+        os.killpg(worker.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)  # the flow-run process leads a session of its own
+        worker.wait()
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            run = httpx.get(f"{pool.url}/flow_runs/{run_id}", timeout=10).json()
+            if run["state"]["type"] != "RUNNING":
+                return
+            time.sleep(2)
+        body = {"state": {"type": "FAILED", "message": "test: still Running 5 minutes after its worker died"}}
+        httpx.post(f"{pool.url}/flow_runs/{run_id}/set_state", json={**body, "force": True}, timeout=10)
+
+    return kill
+
+
+def test_a_killed_worker_s_source_is_crashed_by_its_silence_and_built_by_the_other(
+    pool: Pool, s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "batch"))
+    names = ["scalealive", ZOMBIE]
+    dead: list[Path] = []
+    try:
+        summary, _, store = _batch(pool, tmp_path, names, 1, ZOMBIE, _kill_worker(pool, dead))
+    finally:
+        for folder, worker in pool.workers.items():
+            if worker.poll() is not None:
+                pool.start_worker(folder)  # the next tests have two workers again
+    rows = {Path(r.source).name: r for r in summary.rows}
+    assert [rows[n].status for n in names] == ["built", "built"], rows
+    states = _states(pool.url, rows[ZOMBIE].source)
+    assert [name for name, _ in states] == ["Crashed", "Completed"], states
+    assert "no heartbeat" in states[0][1], states
+    (alive,) = set(pool.folders) - set(dead)
+    assert rows[ZOMBIE].task_dir and rows[ZOMBIE].task_dir.is_relative_to(alive), rows[ZOMBIE]
+    _only_whole_tasks(store, summary)

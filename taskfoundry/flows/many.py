@@ -17,18 +17,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task, unmapped
+from prefect import flow, tags, task, unmapped
 from prefect.client.schemas.objects import FlowRun
 from prefect.futures import PrefectFuture, as_completed
 from prefect.runtime import flow_run as current_run
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.tasks import Task
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
 
 from taskfoundry import atomic
 from taskfoundry.catalog import Catalog
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError
-from taskfoundry.flows import progress
+from taskfoundry.flows import liveness, progress
 from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
 from taskfoundry.flows.index import INDEX, record
@@ -95,15 +96,33 @@ def _row_key(flow_run_id: object) -> tuple[str, str, str]:
 def build_source_flow(source: str, config: Config) -> RunRow:
     """One source of a batch as a flow run of its own, on whichever worker takes it: its row,
     also put in the object store for the batch that dispatched it (`dispatched`)."""
-    row = build_here(source, config)
+    with tags(*liveness.watched(current_run.tags)):  # a dead machine's build-task run is crashed too
+        row = build_here(source, config)
     if config.store is not None:
         Store.at(config.store).put_bytes(row.model_dump_json().encode(), *_row_key(current_run.id))
     return row
 
 
+def _crashed(run: FlowRun) -> bool:
+    return run.state is not None and run.state.is_crashed()
+
+
+def _why(run: FlowRun) -> str:
+    if run.state is None:
+        return f"flow run {run.name} lost"
+    return f"flow run {run.name} {run.state.name}: {run.state.message or ''}"
+
+
+def _last(attempt: RetryCallState) -> Any:
+    """The last attempt's result, once retries are spent (tenacity would raise RetryError)."""
+    assert attempt.outcome is not None
+    return attempt.outcome.result()
+
+
 def dispatched(source: str, config: Config) -> RunRow:
     """Run `source` as a flow run of `orchestration.deployment` and wait for it; a crashed run (its
-    worker died) is run again up to `source_retries` times, then it is a failed row naming why."""
+    process died, or its worker with it: then the `liveness` automation crashes it once its
+    heartbeats stop) is run again up to `source_retries` times, then it is a failed row naming why."""
     from prefect.deployments import run_deployment
 
     start = time.monotonic()
@@ -115,23 +134,37 @@ def dispatched(source: str, config: Config) -> RunRow:
         "source": source,
         "config": {**config.model_dump(mode="json", exclude={"store"}), "out": store.url},
     }
-    why = "no flow run"
-    for attempt in range(orch.source_retries + 1):
-        run: FlowRun = run_deployment(  # type: ignore[assignment] # the sync form, in a thread
-            str(orch.deployment), parameters=params, poll_interval=2, as_subflow=True
-        )
-        state = run.state
-        if state is not None and state.is_completed():
-            data = store.get_bytes(*_row_key(run.id))
-            if data is not None:
-                return RunRow.model_validate_json(data)
-            why = f"flow run {run.name} completed but put no row in {store.url}"
-            break
-        why = f"flow run {run.name} {state.name if state else 'lost'}: {state.message if state else ''}"
-        if state is None or not state.is_crashed():
-            break
-        log.warning("%s: %s (attempt %d)", source, why, attempt + 1)
-    row = RunRow(source=source, status="failed", error=why, seconds=round(time.monotonic() - start, 2))
+    crashes: list[str] = []
+
+    def crashed(attempt: RetryCallState) -> None:
+        assert attempt.outcome is not None
+        crashes.append(_why(attempt.outcome.result()))
+        log.warning("%s: %s (attempt %d, run again)", source, crashes[-1], attempt.attempt_number)
+
+    retrying = Retrying(
+        stop=stop_after_attempt(orch.source_retries + 1),
+        retry=retry_if_result(_crashed),
+        before_sleep=crashed,
+        retry_error_callback=_last,
+    )
+    run: FlowRun = retrying(  # type: ignore[assignment] # run_deployment's sync form, in a thread
+        run_deployment,
+        str(orch.deployment),
+        parameters=params,
+        poll_interval=2,
+        as_subflow=True,
+        tags=[liveness.tag(orch.heartbeat_seconds)],
+        job_variables=liveness.job_variables(orch.heartbeat_seconds),
+    )
+    if run.state is not None and run.state.is_completed():
+        data = store.get_bytes(*_row_key(run.id))
+        if data is not None:
+            return RunRow.model_validate_json(data)
+        why = f"flow run {run.name} completed but put no row in {store.url}"
+    else:
+        why = _why(run)
+    error = "; ".join([*crashes, why])  # every attempt's reason, the last one last
+    row = RunRow(source=source, status="failed", error=error, seconds=round(time.monotonic() - start, 2))
     progress.source_done(source, False, "flow run failed")
     return row
 
@@ -174,6 +207,8 @@ def run_batch(
     if orch.deployment is not None and config.store is None:
         raise ConfigError("orchestration.deployment needs an object store out (s3://bucket/prefix)")
     ensure_limits(config)
+    if orch.deployment is not None:
+        liveness.ensure_watch(orch.heartbeat_seconds)
     summary = RunSummary(flow=name, max_failures=orch.max_failures)
     start = time.monotonic()
     progress.batch_started(len(items))
