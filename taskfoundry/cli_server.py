@@ -97,8 +97,12 @@ class EmbeddedServer:
 
 
 def _pythonpath() -> str:
-    """The server imports this taskfoundry, whatever path the command found it on."""
-    return os.pathsep.join(p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
+    """The command's PYTHONPATH, and first the folder this taskfoundry came from when the server
+    would not find it there (the folder of a script or of `-c`, or one added at run time)."""
+    inherited = os.environ.get("PYTHONPATH", "")
+    if PACKAGE_ROOT in {os.path.realpath(p) for p in sys.path[1:] if p}:  # PYTHONPATH or site
+        return inherited
+    return os.pathsep.join(p for p in (PACKAGE_ROOT, inherited) if p)
 
 
 def _api_configured() -> bool:
