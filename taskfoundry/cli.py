@@ -49,6 +49,7 @@ class LazyGroup(click.Group):
         found: click.Command | Callable[[], click.Command] = getattr(importlib.import_module(module), attr)
         return found if isinstance(found, click.Command) else found()
 
+
 CONFIG_OPTION = click.option(
     "--config",
     "config_file",

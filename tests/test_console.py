@@ -116,6 +116,7 @@ def test_build_runs_on_the_server_it_started_and_stops_it(tmp_path: Path) -> Non
 
 def test_a_server_named_by_the_profile_is_used_instead(tmp_path: Path, prefect_harness: None) -> None:
     from prefect import get_client
+    from prefect.client.schemas.objects import StateType
     from prefect.settings import PREFECT_API_URL
 
     home = tmp_path / "prefect"
@@ -128,5 +129,5 @@ def test_a_server_named_by_the_profile_is_used_instead(tmp_path: Path, prefect_h
     assert re.search(r"Beginning flow run '[^']+' for flow 'build-task'", text), text
     with get_client(sync_client=True) as client:  # the session's server: the profile's
         runs = client.read_flow_runs(limit=200)
-    states = [r.state_type.value for r in runs if r.parameters.get("source") == str(tmp_path / "missing")]
-    assert states == ["FAILED"]
+    states = [r.state_type for r in runs if r.parameters.get("source") == str(tmp_path / "missing")]
+    assert states == [StateType.FAILED]
