@@ -125,26 +125,27 @@ def embedded_server() -> Iterator[Callable[[], None]]:
     """Start the server now; yields `ready`, to call after the command's imports and before its
     first flow run: it keeps the server if Prefect's settings name none other (pointing
     `PREFECT_API_URL` at it, in this process and the ones it starts) and waits for it. At the
-    end the server is stopped and `PREFECT_API_URL` restored."""
+    end the server is stopped and the environment restored."""
     if not _may_be_needed():
         yield lambda: None
         return
     server = EmbeddedServer()
-    adopted = False
+    set_here: dict[str, str] = {}  # the environment variables `ready` set
 
     def ready() -> None:
-        nonlocal adopted
         from prefect.context import refresh_global_settings_context
-        from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+        from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, get_current_settings
 
-        if adopted or server.process.poll() is not None:
+        if set_here or server.process.poll() is not None:
             return
         if _api_configured():
             server.stop()
             return
-        os.environ["PREFECT_API_URL"] = server.api_url
+        set_here["PREFECT_API_URL"] = server.api_url
+        if get_current_settings().ui_url is None:  # it serves no UI: no `View at` link to one
+            set_here["PREFECT_UI_URL"] = ""
+        os.environ.update(set_here)
         refresh_global_settings_context()  # the settings every thread falls back to
-        adopted = True
         server.wait(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
         log.info(
             "Prefect server of this command on %s, up %.1f s after it started", server.api_url, server.age()
@@ -153,13 +154,14 @@ def embedded_server() -> Iterator[Callable[[], None]]:
     try:
         yield ready
     finally:
-        if adopted:
+        if set_here:
             _drain_workers()
         server.stop()
-        if adopted:
+        if set_here:
             from prefect.context import refresh_global_settings_context
 
-            os.environ.pop("PREFECT_API_URL", None)
+            for name in set_here:
+                os.environ.pop(name, None)
             refresh_global_settings_context()
 
 
