@@ -1,26 +1,54 @@
-"""The `taskfoundry` command line. Config: defaults, then --config YAML, then flags (merged here)."""
+"""The `taskfoundry` command line. Config: defaults, then --config YAML, then flags (merged here).
+
+Imports here are light: `build`, `build-many` and `refresh` start their Prefect server first
+(`taskfoundry.cli_server`), and what this module imports at the top delays that start. The
+other packages' commands are imported when named (`SUBCOMMANDS`), the config and the flows
+inside the commands.
+"""
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from taskfoundry import runlog
-from taskfoundry.catalog.cli import release_group, tasks_command
-from taskfoundry.cleanroom.audit import audit_command
-from taskfoundry.config import Config
+from taskfoundry.cli_server import embedded_server
 from taskfoundry.errors import ConfigError, TaskfoundryError
-from taskfoundry.evaluate.cli import eval_command
 from taskfoundry.kinds.registry import KINDS, load_kind
-from taskfoundry.linters.cli import lint
-from taskfoundry.models import error_text
-from taskfoundry.store import is_url, local_root
+
+if TYPE_CHECKING:
+    from taskfoundry.config import Config
+
+# commands other packages define: name -> "module:attribute" (a command, or a function making it)
+SUBCOMMANDS = {
+    "lint": "taskfoundry.linters.cli:lint",
+    "eval": "taskfoundry.evaluate.cli:eval_command",
+    "audit": "taskfoundry.cleanroom.audit:audit_command",
+    "tasks": "taskfoundry.cli:tasks_with_publish",
+    "release": "taskfoundry.catalog.cli:release_group",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose `SUBCOMMANDS` are imported only when one of them runs or help lists them."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *SUBCOMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in SUBCOMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, _, attr = SUBCOMMANDS[cmd_name].partition(":")
+        found: click.Command | Callable[[], click.Command] = getattr(importlib.import_module(module), attr)
+        return found if isinstance(found, click.Command) else found()
+
 
 CONFIG_OPTION = click.option(
     "--config",
@@ -33,7 +61,7 @@ OUT_OPTION = click.option(
 )
 
 
-@click.group()
+@click.group(cls=LazyGroup)
 @click.option("-v", "--verbose", is_flag=True, help="log progress to stderr")
 def main(verbose: bool) -> None:
     """Turn software repositories into ProgramBench-style benchmark tasks."""
@@ -52,7 +80,9 @@ def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
 
 def make_config(config_file: Path | None, **flags: Any) -> Config:
     """Defaults, then the YAML file, then the flags given (None: not given); `out` made absolute."""
-    from taskfoundry.config import load_config
+    from taskfoundry.config import Config, load_config
+    from taskfoundry.models import error_text
+    from taskfoundry.store import is_url
 
     config = load_config(config_file)
     try:
@@ -66,6 +96,9 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
 
 def _flag_out(out: str | Path | None) -> Path:
     """The local folder an `--out` flag names (a store URL's worker folder), else the default."""
+    from taskfoundry.config import Config
+    from taskfoundry.store import is_url, local_root
+
     if out is None:
         return Config().out
     return local_root(str(out)) if is_url(out) else Path(out)
@@ -80,13 +113,6 @@ def run_config(config_file: Path | None, command: str, **flags: Any) -> Config:
         raise
     runlog.start(config.out, command)
     return config
-
-
-def _start_server() -> Callable[[], None]:
-    """Boot Prefect's embedded server now, while the command imports the rest; the wait for it."""
-    from taskfoundry.flows.server import start_embedded_server
-
-    return start_embedded_server()
 
 
 def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
@@ -145,35 +171,35 @@ def build(
     show: bool,
 ) -> None:
     """Build one task from SOURCE (a local path, a git URL, or a registry source)."""
-    from prefect.exceptions import PrefectException  # named by an except clause below
+    with embedded_server() as server_ready:  # first: its start-up overlaps everything below
+        from prefect.exceptions import PrefectException  # named by an except clause below
 
-    try:
-        config = run_config(
-            config_file,
-            "build",
-            out=out,
-            executable=executable,
-            kind=kind,
-            **build_flags(seed, max_probes, resume, mutants),
-        )
-        server_up = _start_server()
-        from taskfoundry.flows.build import build_flow
-        from taskfoundry.flows.console import shown_progress
-        from taskfoundry.flows.report import built_text
+        try:
+            config = run_config(
+                config_file,
+                "build",
+                out=out,
+                executable=executable,
+                kind=kind,
+                **build_flags(seed, max_probes, resume, mutants),
+            )
+            from taskfoundry.flows.build import build_flow
+            from taskfoundry.flows.console import shown_progress
+            from taskfoundry.flows.report import built_text
 
-        load_kind(config.kind)  # an unknown kind fails here, before a flow starts
-        server_up()
-        with shown_progress(show):
-            task_dirs = build_flow(source, config)
-    except TaskfoundryError as exc:
-        _fail(exc)
-    except PrefectException as exc:
-        error = TaskfoundryError(f"flow failed: {exc}")
-        error.__cause__ = exc  # its traceback goes to the run log
-        _fail(error)
-    click.echo(built_text(task_dirs, config.tasks_dir))
-    if config.store is not None:
-        click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
+            load_kind(config.kind)  # an unknown kind fails here, before a flow starts
+            server_ready()
+            with shown_progress(show):
+                task_dirs = build_flow(source, config)
+        except TaskfoundryError as exc:
+            _fail(exc)
+        except PrefectException as exc:
+            error = TaskfoundryError(f"flow failed: {exc}")
+            error.__cause__ = exc  # its traceback goes to the run log
+            _fail(error)
+        click.echo(built_text(task_dirs, config.tasks_dir))
+        if config.store is not None:
+            click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
 
 
 def read_sources(args: tuple[str, ...]) -> list[str]:
@@ -251,22 +277,22 @@ def build_many(
 
 
 def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **flags: Any) -> None:
-    from taskfoundry.flows.summary import FailureBudgetExceeded
+    with embedded_server() as server_ready:  # first: its start-up overlaps everything below
+        from taskfoundry.flows.summary import FailureBudgetExceeded
 
-    try:
-        config = run_config(config_file, command, **flags)
-        server_up = _start_server()
-        from taskfoundry.flows.console import print_summary, shown_progress
+        try:
+            config = run_config(config_file, command, **flags)
+            from taskfoundry.flows.console import print_summary, shown_progress
 
-        server_up()
-        with shown_progress(show):
-            summary = run(config)
-    except FailureBudgetExceeded as exc:
-        print_summary(exc.summary)
-        _fail(exc)
-    except TaskfoundryError as exc:
-        _fail(exc)
-    print_summary(summary)
+            server_ready()
+            with shown_progress(show):
+                summary = run(config)
+        except FailureBudgetExceeded as exc:
+            print_summary(exc.summary)
+            _fail(exc)
+        except TaskfoundryError as exc:
+            _fail(exc)
+        print_summary(summary)
     if not summary.ok:
         click.echo(f"taskfoundry: details of the failures: {runlog.current()}", err=True)
     sys.exit(0 if summary.ok else 1)
@@ -354,6 +380,7 @@ def index(out: Path, as_of: datetime | None) -> None:
 @main.command()
 def base() -> None:
     """Make the base image (debootstrap + docker import) unless its tag exists; print the tag."""
+    from taskfoundry.config import Config
     from taskfoundry.images.base import ensure_base_image
     from taskfoundry.sandbox.docker import docker_client
 
@@ -375,16 +402,14 @@ def show(task_dir: Path) -> None:
         _fail(exc, code=2)
 
 
-main.add_command(lint)
-main.add_command(eval_command)
-main.add_command(audit_command)
-
-
 def _publish_catalog(path: Path) -> str:
     from taskfoundry.flows.dashboard import publish_catalog_flow
 
     return publish_catalog_flow(path)
 
 
-main.add_command(tasks_command(_publish_catalog))
-main.add_command(release_group)
+def tasks_with_publish() -> click.Command:
+    """`taskfoundry tasks`, publishing its catalog with a flow (the catalog package has none)."""
+    from taskfoundry.catalog.cli import tasks_command
+
+    return tasks_command(_publish_catalog)

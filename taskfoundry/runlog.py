@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.naming import work_dir
 
 TERMINAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
 FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -82,6 +81,8 @@ def start(out: Path, command: str) -> Path:
     command tells them in one line naming this file. Commands without a run log (`serve`)
     leave the terminal as it is."""
     global _file
+    from taskfoundry.naming import work_dir  # its models (pydantic): not on every command's path
+
     logs = work_dir(out.resolve()) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")

@@ -3,10 +3,17 @@ line. Telemetry is off by default, and a user's own Prefect setting is kept."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
+import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 CLI = "from taskfoundry.cli import main; main(prog_name='taskfoundry')"
 # what the process and the server it starts see of the telemetry settings
@@ -65,3 +72,62 @@ def test_telemetry_off_by_default_and_the_users_choice_kept(tmp_path: Path) -> N
     )
     assert _show(profile) == "None None"  # the profile's value stands; no profile is rewritten
     assert "true" in (profile / "profiles.toml").read_text()
+
+
+OWN_SERVER = re.compile(r"Prefect server of this command on http://127\.0\.0\.1:(\d+)/api")
+
+
+def _failed_build(env: dict[str, str], missing: Path, out: Path) -> str:
+    """`build MISSING` (no such directory) as a user runs it: asserts the one line it prints;
+    the run log's text."""
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "build", str(missing), "--out", str(out), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr
+    (log,) = (out / "work" / "logs").iterdir()
+    # no telemetry, no connection error: the one line
+    assert proc.stderr == f"taskfoundry: source stage failed: {missing}: not a directory [details: {log}]\n"
+    return log.read_text()
+
+
+def test_build_runs_on_the_server_it_started_and_stops_it(tmp_path: Path) -> None:
+    home = tmp_path / "prefect"
+    text = _failed_build(_clean_env(home), tmp_path / "missing", tmp_path / "out")
+    match = OWN_SERVER.search(text)
+    assert match, text
+    with pytest.raises(OSError):  # stopped with the command
+        socket.create_connection(("127.0.0.1", int(match[1])), timeout=5).close()
+    # the flow and its source task ran on that server: their runs are in its database
+    with contextlib.closing(sqlite3.connect(home / "prefect.db")) as db:
+        flows = db.execute(
+            "select r.state_type, r.parameters from flow_run r join flow f on f.id = r.flow_id "
+            "where f.name = 'build-task'"
+        ).fetchall()
+        tasks = db.execute("select state_type from task_run where name like 'source-%'").fetchall()
+    assert [(state, json.loads(params)["source"]) for state, params in flows] == [
+        ("FAILED", str(tmp_path / "missing"))
+    ]
+    assert tasks == [("FAILED",)]
+
+
+def test_a_server_named_by_the_profile_is_used_instead(tmp_path: Path, prefect_harness: None) -> None:
+    from prefect import get_client
+    from prefect.client.schemas.objects import StateType
+    from prefect.settings import PREFECT_API_URL
+
+    home = tmp_path / "prefect"
+    home.mkdir()
+    (home / "profiles.toml").write_text(
+        f'active = "mine"\n[profiles.mine]\nPREFECT_API_URL = "{PREFECT_API_URL.value()}"\n'
+    )
+    text = _failed_build(_clean_env(home), tmp_path / "missing", tmp_path / "out")
+    assert not OWN_SERVER.search(text)  # the one it started on the chance was stopped, unused
+    assert re.search(r"Beginning flow run '[^']+' for flow 'build-task'", text), text
+    with get_client(sync_client=True) as client:  # the session's server: the profile's
+        runs = client.read_flow_runs(limit=200)
+    states = [r.state_type for r in runs if r.parameters.get("source") == str(tmp_path / "missing")]
+    assert states == [StateType.FAILED]
