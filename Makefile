@@ -33,7 +33,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: base lint browser-deps
-	$(BIN)/pytest tests
+	$(BIN)/pytest tests --durations=40
 
 unit: $(STAMP)
 	$(BIN)/pytest tests -m "not docker"
