@@ -66,12 +66,25 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
-EXAMPLE_FLAGS = ["--max-probes", "200", "--mutants", "20"]  # 20 mutants: the stage runs, briefly
+# 20 mutants: the stage runs, briefly; its guided step too (60 probes, not the default 300: e2e
+# checks the score, test_mutation_docker and test_agentgen_docker what the guided step adds)
+EXAMPLE_FLAGS = [
+    "--max-probes",
+    "200",
+    "--mutants",
+    "20",
+    "--config",
+    str(ROOT / "tests" / "example-build.yaml"),
+]
+# logsum and rcalc serve test_solution_docker's reference checks: Go's and Rust's mutant rebuilds
+# still run, on fewer mutants
+FEW_MUTANTS = {"logsum": ["--mutants", "6"], "rcalc": ["--mutants", "6"]}
 
 
 @pytest.fixture(scope="session")
 def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS); its task dir."""
+    """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS, FEW_MUTANTS);
+    its task dir."""
     from click.testing import CliRunner
 
     from taskfoundry.cli import main
@@ -81,7 +94,14 @@ def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore
     def build(name: str) -> Path:
         if name not in built:
             out = tmp_path_factory.mktemp(f"example-{name}")
-            args = ["build", str(EXAMPLES / name), "--out", str(out), *EXAMPLE_FLAGS]
+            args = [
+                "build",
+                str(EXAMPLES / name),
+                "--out",
+                str(out),
+                *EXAMPLE_FLAGS,
+                *FEW_MUTANTS.get(name, []),
+            ]
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, result.output + repr(result.exception)
             (built[name],) = (out / "tasks").iterdir()
