@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,62 @@ def _engine_error() -> str | None:
         return str(exc)
 
 
+# `make test` runs the suite on two xdist workers (`-n 2 --dist loadfile`). Each module goes
+# whole to one worker, so its module- and session-scoped builds are made once per run; modules
+# that share such a build share a group, so that one worker makes it: the users of the csvq
+# example task (test_leak_real_images scans the cleanroom images example builds leave, so it runs
+# after them, as in a serial run), and the flowtiny modules (one repository name, whose orphaned
+# sandboxes test_flows_docker removes). logsum and rcalc are built by a module of their own.
+EXAMPLE_MODULES = ["test_catalog_docker", "test_e2e", "test_eval_docker", "test_leak_real_images"]
+SHARED_GROUPS = {
+    **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker"], "example-csvq"),
+    "test_flows_docker": "flowtiny",
+    "test_flows_worker": "flowtiny",
+}
+
+
+def module_group(nodeid: str) -> str:
+    """The group of a test: its module, or the group its module shares."""
+    module = Path(nodeid.split("::", 1)[0]).stem
+    return SHARED_GROUPS.get(module, module)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` with SHARED_GROUPS: xdist's own loadfile scheduler, grouping by module_group
+    and handing groups out in the order the workers collected them (see order_for_workers)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    config.option.loadscopereorder = False
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return module_group(nodeid)
+
+    return ModuleGroups(config, log)
+
+
+def _weight(group: list[pytest.Item]) -> int:
+    """Groups that build whole tasks first, then other Docker ones: the long ones start early."""
+    if any(item.get_closest_marker("slow") for item in group):
+        return 0
+    return 1 if any(item.get_closest_marker("docker") for item in group) else 2
+
+
+def order_for_workers(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the long groups first (the controller hands groups out in this order);
+    a serial run keeps the order it collected."""
+    if not hasattr(config, "workerinput"):
+        return
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(module_group(item.nodeid), []).append(item)
+    ordered = sorted(groups.values(), key=_weight)  # stable: collection order within a weight
+    items[:] = [item for group in ordered for item in group]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    order_for_workers(config, items)
     if not any(item.get_closest_marker("docker") for item in items):
         return
     error = _engine_error()
@@ -76,7 +132,7 @@ EXAMPLE_FLAGS = [
     "--config",
     str(ROOT / "tests" / "example-build.yaml"),
 ]
-# logsum and rcalc serve test_solution_docker's reference checks: Go's and Rust's mutant rebuilds
+# logsum and rcalc serve test_solution_go_rust_docker: Go's and Rust's mutant rebuilds
 # still run, on fewer mutants
 FEW_MUTANTS = {"logsum": ["--mutants", "6"], "rcalc": ["--mutants", "6"]}
 
