@@ -46,6 +46,7 @@ def module_group(nodeid: str) -> str:
     return SHARED_GROUPS.get(module, module)
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: a run without xdist has no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """`--dist loadfile` with SHARED_GROUPS: xdist's own loadfile scheduler, grouping by module_group
     and handing groups out in the order the workers collected them (see order_for_workers)."""
