@@ -32,8 +32,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check taskfoundry tests benchmarks
 	$(BIN)/mypy
 
+# two xdist workers, each test module whole on one (tests/conftest.py: module_group); the 40
+# slowest tests close the log, a profile of every run
+PYTEST_WORKERS ?= 2
+
 test: base lint browser-deps
-	$(BIN)/pytest tests
+	$(BIN)/pytest tests -n $(PYTEST_WORKERS) --dist loadfile --durations=40
 
 unit: $(STAMP)
 	$(BIN)/pytest tests -m "not docker"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,63 @@ def _engine_error() -> str | None:
         return str(exc)
 
 
+# `make test` runs the suite on two xdist workers (`-n 2 --dist loadfile`). Each module goes
+# whole to one worker, so its module- and session-scoped builds are made once per run; modules
+# that share such a build share a group, so that one worker makes it: the users of the csvq
+# example task (test_leak_real_images scans the cleanroom images example builds leave, so it runs
+# after them, as in a serial run), and the flowtiny modules (one repository name, whose orphaned
+# sandboxes test_flows_docker removes). logsum and rcalc are built by a module of their own.
+EXAMPLE_MODULES = ["test_catalog_docker", "test_e2e", "test_eval_docker", "test_leak_real_images"]
+SHARED_GROUPS = {
+    **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker"], "example-csvq"),
+    "test_flows_docker": "flowtiny",
+    "test_flows_worker": "flowtiny",
+}
+
+
+def module_group(nodeid: str) -> str:
+    """The group of a test: its module, or the group its module shares."""
+    module = Path(nodeid.split("::", 1)[0]).stem
+    return SHARED_GROUPS.get(module, module)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: a run without xdist has no such hook
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` with SHARED_GROUPS: xdist's own loadfile scheduler, grouping by module_group
+    and handing groups out in the order the workers collected them (see order_for_workers)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    config.option.loadscopereorder = False
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return module_group(nodeid)
+
+    return ModuleGroups(config, log)
+
+
+def _weight(group: list[pytest.Item]) -> int:
+    """Groups that build whole tasks first, then other Docker ones: the long ones start early."""
+    if any(item.get_closest_marker("slow") for item in group):
+        return 0
+    return 1 if any(item.get_closest_marker("docker") for item in group) else 2
+
+
+def order_for_workers(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the long groups first (the controller hands groups out in this order);
+    a serial run keeps the order it collected."""
+    if not hasattr(config, "workerinput"):
+        return
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(module_group(item.nodeid), []).append(item)
+    ordered = sorted(groups.values(), key=_weight)  # stable: collection order within a weight
+    items[:] = [item for group in ordered for item in group]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    order_for_workers(config, items)
     if not any(item.get_closest_marker("docker") for item in items):
         return
     error = _engine_error()
@@ -66,12 +123,25 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
-EXAMPLE_FLAGS = ["--max-probes", "200", "--mutants", "20"]  # 20 mutants: the stage runs, briefly
+# 20 mutants: the stage runs, briefly; its guided step too (60 probes, not the default 300: e2e
+# checks the score, test_mutation_docker and test_agentgen_docker what the guided step adds)
+EXAMPLE_FLAGS = [
+    "--max-probes",
+    "200",
+    "--mutants",
+    "20",
+    "--config",
+    str(ROOT / "tests" / "example-build.yaml"),
+]
+# logsum and rcalc serve test_solution_go_rust_docker: Go's and Rust's mutant rebuilds
+# still run, on fewer mutants
+FEW_MUTANTS = {"logsum": ["--mutants", "6"], "rcalc": ["--mutants", "6"]}
 
 
 @pytest.fixture(scope="session")
 def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS); its task dir."""
+    """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS, FEW_MUTANTS);
+    its task dir."""
     from click.testing import CliRunner
 
     from taskfoundry.cli import main
@@ -81,7 +151,14 @@ def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore
     def build(name: str) -> Path:
         if name not in built:
             out = tmp_path_factory.mktemp(f"example-{name}")
-            args = ["build", str(EXAMPLES / name), "--out", str(out), *EXAMPLE_FLAGS]
+            args = [
+                "build",
+                str(EXAMPLES / name),
+                "--out",
+                str(out),
+                *EXAMPLE_FLAGS,
+                *FEW_MUTANTS.get(name, []),
+            ]
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, result.output + repr(result.exception)
             (built[name],) = (out / "tasks").iterdir()
