@@ -131,7 +131,9 @@ def _texts(probe: Probe) -> Iterator[tuple[tuple[str, int], str]]:
     yield from ((("arg", i), arg) for i, arg in enumerate(probe.args))
     if isinstance(probe.stdin, str):
         yield ("stdin", 0), probe.stdin
-    yield from ((("file", i), content) for i, (_, content) in enumerate(probe.files))
+    yield from (
+        (("file", i), content) for i, (_, content) in enumerate(probe.files) if isinstance(content, str)
+    )
 
 
 def _with(probe: Probe, where: tuple[str, int], text: str) -> Probe:

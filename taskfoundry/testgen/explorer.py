@@ -21,13 +21,13 @@ from typing import TextIO
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.errors import GenerationError
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.testgen import runtime_inputs
 from taskfoundry.testgen.docexamples import Example
 from taskfoundry.testgen.dummy_check import dummy_passing
 from taskfoundry.testgen.help import HELP_FLAGS
-from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, values_for
+from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, named_data, values_for
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.testgen.usage import Option, Usage, parse_usage
 
@@ -50,12 +50,20 @@ class ExplorerConfig(BaseModel):
     """Budgets and knobs of the explorer."""
 
     seed: int = Field(0, description="seed for every random choice: same seed, same branch")
-    max_probes: int = Field(600, description="probes run against the coverage build at most")
+    max_probes: int = Field(
+        600, description="probes run against the coverage build; more while coverage still grows"
+    )
+    patience: float = Field(
+        0.25,
+        description="past max_probes, go on until max_probes × this probes in a row reach no new line",
+    )
+    growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
     max_seconds: float = Field(600, description="wall-time budget of exploration")
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
-    max_tests: int = Field(300, description="tests kept at most")
+    max_tests: int = Field(1000, description="tests kept at most")
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
+    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
 
 
 @dataclass
@@ -86,16 +94,7 @@ class Exploration:
 def installed_data_names(sandbox: Sandbox) -> list[str]:
     """Stems of the data files the program's install put under share/ (figlet's fonts:
     `-f big`), from the build's runtime-data tar; docs and translations left out."""
-    res = sandbox.exec(["tar", "-tf", RUNTIME_TAR], timeout=60)
-    if not res.ok:
-        return []  # nothing staged
-    names = []
-    for line in res.stdout.decode(errors="replace").splitlines():
-        parts = line.rstrip("/").split("/")
-        if line.endswith("/") or (MANUAL_DIRS | {"locale"}) & set(parts):
-            continue
-        names.append(parts[-1].split(".")[0])
-    return sorted(set(filter(None, names)))
+    return runtime_inputs.data_names(runtime_inputs.installed_data(sandbox))
 
 
 class Explorer:
@@ -109,6 +108,7 @@ class Explorer:
         self.state = Exploration()
         self._seen: set[str] = set()
         self._features: set[str] = set()
+        self._last_gain = 0  # probes run when a probe last reached a new line
 
     def run(
         self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
@@ -119,7 +119,9 @@ class Explorer:
         install_runner(sandbox)
         self.state.usage = dict(usage)
         corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
-        corpus.data_names = installed_data_names(sandbox)
+        data = runtime_inputs.installed_data(sandbox)
+        corpus.data_names = runtime_inputs.data_names(data)
+        corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
@@ -143,7 +145,10 @@ class Explorer:
 
     def _budget_spent(self, start: float) -> bool:
         cfg = self.config
-        if self.state.probes_run >= cfg.max_probes:
+        runs, idle = self.state.probes_run, self.state.probes_run - self._last_gain
+        if runs >= cfg.max_probes * cfg.growth or (
+            runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
+        ):
             self.state.exhausted = "probes"
         elif time.monotonic() - start >= cfg.max_seconds:
             self.state.exhausted = "time"
@@ -188,6 +193,8 @@ class Explorer:
                 continue
             for name, lines in out.covered.items():
                 self.state.covered.setdefault(name, set()).update(lines)
+            if new:
+                self._last_gain = self.state.probes_run
             self._features.add(feature)
             self.state.kept.append(Kept(probe, out, feature, out.covered))
 
@@ -239,6 +246,17 @@ class Explorer:
                 yield self._with_files((*cmd, *flag, *target), corpus, "option")
             if opt.metavar:
                 yield Probe((*cmd, opt.name))  # missing value
+        yield from self._every_data_value(cmd, opts, corpus)
+
+    def _every_data_value(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
+        """Each installed data file and each copy of one, as the value of every option that
+        takes a data file: each font parses and renders through its own paths."""
+        names = sorted(corpus.files)
+        takes_data = [o for o in opts if o.name not in HELP_FLAGS and named_data(o)]
+        for value in corpus.data_values()[: self.config.max_data_values]:
+            for opt in takes_data:
+                target = (self.rng.choice(names),) if names else ()
+                yield self._with_files((*cmd, opt.name, value, *target), corpus, "data")
 
     def _random_probe(
         self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage, corpus: Corpus
@@ -267,8 +285,7 @@ class Explorer:
 
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
-        files = tuple((a, corpus.files[a]) for a in argv if a in corpus.files)
-        return Probe(argv, files=files, origin=origin)
+        return Probe(argv, files=corpus.input_files(argv), origin=origin)
 
 
 def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:

@@ -69,6 +69,24 @@ class Corpus:
     texts: list[str] = field(default_factory=list)  # drawn with hypothesis
     blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
     data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
+    data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
+
+    def data_values(self) -> list[str]:
+        """Names a data-file option may take: installed stems, then the copies (as named, and
+        by stem: a program that adds its own suffix)."""
+        copies = [v for name in sorted(self.data_files) for v in (name, name.split(".")[0])]
+        return list(dict.fromkeys(self.data_names + copies))
+
+    def input_files(self, args: tuple[str, ...]) -> tuple[tuple[str, str | bytes], ...]:
+        """The input files `args` name: samples, and data copies by name or by stem."""
+        found: dict[str, str | bytes] = {}
+        for arg in args:
+            if arg in self.files:
+                found[arg] = self.files[arg]
+            for name, content in self.data_files.items():
+                if arg in (name, name.split(".")[0]):
+                    found[name] = content
+        return tuple(found.items())
 
 
 def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
@@ -125,8 +143,9 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += rng.sample(corpus.numbers, k=min(2, len(corpus.numbers)))
     if "CHAR" in meta or "DELIM" in meta or "SEP" in meta:
         values += [";", "\t", "|", "ab"]
-    if corpus.data_names and any(k in meta for k in _NAMED_DATA):
-        values += rng.sample(corpus.data_names, k=min(4, len(corpus.data_names)))
+    if (corpus.data_names or corpus.data_files) and named_data(opt):
+        named = corpus.data_values()
+        values += named[:2] + rng.sample(named, k=min(3, len(named)))
     if any(k in meta for k in _STRINGY):
         contents = sorted(corpus.files.values(), key=len)
         values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
@@ -138,6 +157,11 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += ["1", "a", ""]
     values.append(rng.choice(["0", "zz", "-", "9999999999999999999999"]))
     return list(dict.fromkeys(values))
+
+
+def named_data(opt: Option) -> bool:
+    """Whether the option's value may name a data file (FONTFILE, STYLE, CONTROLFILE)."""
+    return any(k in (opt.metavar or "").upper() for k in _NAMED_DATA)
 
 
 def _header_words(corpus: Corpus) -> list[str]:
