@@ -11,8 +11,8 @@ import zipfile
 
 from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
 from taskfoundry.testgen.inputs import Corpus, values_for
-from taskfoundry.testgen.probes import Probe, RunnerJob
-from taskfoundry.testgen.runtime_inputs import data_names, variants
+from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob
+from taskfoundry.testgen.runtime_inputs import data_dirs, data_names, variants
 from taskfoundry.testgen.usage import Option
 
 FONT = b"flf2a$ 4 3 10 0 1\ncomment\n" + b" $@\n _$@\n|_|$@\n$@@\n" * 3
@@ -27,6 +27,14 @@ def test_names_interleave_families_so_a_short_sample_holds_each_kind() -> None:
     assert sorted(names) == ["646-de", "big", "mini", "small", "standard", "term", "utf8"]
     # one control file (.flc) and one font (.flf) among the first two, despite 5 fonts to 2
     assert {names[0], names[1]} == {"646-de", "big"}
+
+
+def test_a_directory_option_gets_where_the_data_is_installed() -> None:
+    dirs = data_dirs([*PATHS, "usr/local/share/doc-extra/x.txt"])
+    assert dirs == ["/usr/local/share/figlet", "/usr/local/share/doc-extra"]
+    corpus = Corpus(data_dirs=dirs)
+    values = values_for(Option(("-d",), "FONTDIRECTORY"), corpus, random.Random(0))
+    assert {"/usr/local/share/figlet", "."} <= set(values)
 
 
 def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
@@ -75,3 +83,19 @@ def test_probe_budget_grows_while_coverage_grows() -> None:
     assert _spent(config, runs=800, last_gain=650) == "probes"  # 150 probes without a new line
     assert _spent(config, runs=3000, last_gain=3000) == "probes"  # the ceiling: 600 × 5
     assert _spent(ExplorerConfig(max_probes=40, patience=0), runs=40, last_gain=40) == "probes"
+
+
+def _outcome(text: str, lines: set[int]) -> Outcome:
+    return Outcome(0, text, "", False, False, {}, covered={"a.c": lines}, total={"a.c": set(range(1, 50))})
+
+
+def test_option_combinations_alone_fill_only_their_share_of_the_tests() -> None:
+    explorer = Explorer(ExplorerConfig(max_feature_tests=2), RunnerJob(executable="/bin/true"), "/bin/true")
+    flags = ["-a", "-b", "-c", "-d"]
+    batch = [Probe((flag, "x")) for flag in flags] + [Probe(("-e", "x"))]
+    outcomes = [_outcome(f"rendered {i}\n", {1, 2}) for i in range(4)] + [_outcome("more\n", {1, 2, 3})]
+    explorer._absorb(batch, outcomes)
+    kept = [k.probe.args[0] for k in explorer.state.kept]
+    # the first reaches lines 1-2; two more for their flags alone; -e for its new line 3
+    assert kept == ["-a", "-b", "-c", "-e"]
+    assert [k.new_lines for k in explorer.state.kept] == [2, 0, 0, 1]

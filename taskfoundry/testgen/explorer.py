@@ -62,6 +62,9 @@ class ExplorerConfig(BaseModel):
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
     max_tests: int = Field(1000, description="tests kept at most")
+    max_feature_tests: int = Field(
+        300, description="tests kept for a new combination of options alone (no new line) at most"
+    )
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
     max_data_values: int = Field(80, description="installed data files tried as each data option's value")
 
@@ -72,6 +75,7 @@ class Kept:
     outcome: Outcome
     feature: str
     covered: dict[str, set[int]] = field(default_factory=dict)
+    new_lines: int = -1  # lines it reached first when the explorer kept it (-1: not measured)
 
 
 @dataclass
@@ -122,6 +126,7 @@ class Explorer:
         data = runtime_inputs.installed_data(sandbox)
         corpus.data_names = runtime_inputs.data_names(data)
         corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
+        corpus.data_dirs = runtime_inputs.data_dirs(data)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
@@ -183,7 +188,7 @@ class Explorer:
                 self.state.total.setdefault(name, set()).update(lines)
             new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
             feature = _feature(probe, out)
-            if not out.writable or (new == 0 and feature in self._features):
+            if not out.writable or (new == 0 and (feature in self._features or self._features_full())):
                 continue
             if runtime_trace(out):
                 self.state.traces += 1
@@ -196,7 +201,13 @@ class Explorer:
             if new:
                 self._last_gain = self.state.probes_run
             self._features.add(feature)
-            self.state.kept.append(Kept(probe, out, feature, out.covered))
+            self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _features_full(self) -> bool:
+        """Enough tests kept for option combinations alone: a program with many flags has more
+        combinations than tests worth keeping, and the budget then goes to new lines."""
+        alone = sum(1 for k in self.state.kept if k.new_lines == 0)
+        return alone >= self.config.max_feature_tests
 
     def _verify_on_gold(self, sandbox: Sandbox) -> None:
         """Expected values come from the gold executable, run twice; unstable probes go."""
@@ -207,7 +218,7 @@ class Explorer:
         kept = []
         for item, a, b in zip(self.state.kept, first, second, strict=True):
             if a.writable and a.signature == b.signature:
-                kept.append(Kept(item.probe, a, item.feature, item.covered))
+                kept.append(Kept(item.probe, a, item.feature, item.covered, item.new_lines))
             else:
                 log.info("skipping non-reproducible probe %s", item.probe.args)
         self.state.kept = kept

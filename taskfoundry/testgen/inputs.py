@@ -70,6 +70,7 @@ class Corpus:
     blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
     data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
     data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
+    data_dirs: list[str] = field(default_factory=list)  # where they are installed (absolute)
 
     def data_values(self) -> list[str]:
         """Names a data-file option may take: installed stems, then the copies (as named, and
@@ -149,6 +150,8 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
     if any(k in meta for k in _STRINGY):
         contents = sorted(corpus.files.values(), key=len)
         values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
+    if "DIR" in meta:  # a directory to look for data in: where the install put it, here, none
+        values += corpus.data_dirs[:2] + [".", "missing-dir"]
     if "FILE" in meta or "PATH" in meta:
         values += ["out.txt"] + sorted(corpus.files)[:2] + ["missing.txt"]
     if any(k in meta for k in ("COL", "KEY", "FIELD", "NAME", "LIST")):

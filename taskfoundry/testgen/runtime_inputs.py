@@ -38,6 +38,15 @@ def installed_data(sandbox: Sandbox) -> list[str]:
     return sorted(found)
 
 
+def data_dirs(paths: list[str]) -> list[str]:
+    """The directories holding the data files, most files first (absolute: the tar's members
+    are relative to /, and the cleanroom unpacks them there too)."""
+    counts: dict[str, int] = defaultdict(int)
+    for path in paths:
+        counts["/" + str(PurePosixPath(path).parent).lstrip("/")] += 1
+    return sorted(counts, key=lambda d: (-counts[d], d))
+
+
 def family(path: str) -> str:
     """A data file's kind, by its suffixes: `.flf`, `.flc`, `.tar.gz`."""
     return "".join(PurePosixPath(path).suffixes)
