@@ -13,7 +13,7 @@ from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
 from taskfoundry.testgen.inputs import Corpus, values_for
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.testgen.runtime_inputs import data_dirs, data_names, variants
-from taskfoundry.testgen.usage import Option
+from taskfoundry.testgen.usage import Option, Usage
 
 FONT = b"flf2a$ 4 3 10 0 1\ncomment\n" + b" $@\n _$@\n|_|$@\n$@@\n" * 3
 PATHS = [f"usr/local/share/figlet/{n}.flf" for n in ("big", "mini", "small", "standard", "term")] + [
@@ -57,7 +57,7 @@ def test_data_options_get_installed_names_and_copies_which_probes_carry() -> Non
     assert {"646-de", "big"} <= set(values)
     assert not {"646-de", "mini-zip"} & set(values_for(Option(("-w",), "WIDTH"), corpus, random.Random(0)))
     every = corpus.data_values()
-    assert {"mini-zip.flf", "mini-zip", "mini.flf.gz", "mini-cut"} <= set(every)
+    assert {"mini-zip.flf", "mini-zip", "mini.flf.gz", "mini.flf", "mini-cut"} <= set(every)
     files = dict(corpus.input_files(("-f", "mini-zip", "hello")))
     assert list(files) == ["mini-zip.flf"] and files["mini-zip.flf"] == corpus.data_files["mini-zip.flf"]
 
@@ -99,3 +99,20 @@ def test_option_combinations_alone_fill_only_their_share_of_the_tests() -> None:
     # the first reaches lines 1-2; two more for their flags alone; -e for its new line 3
     assert kept == ["-a", "-b", "-c", "-e"]
     assert [k.new_lines for k in explorer.state.kept] == [2, 0, 0, 1]
+
+
+def test_outputs_come_back_as_inputs_and_data_copies_ride_along() -> None:
+    corpus = Corpus(data_names=["big"], data_files=variants("mini.flf", FONT))
+    corpus.add_output(Probe(("-c",), stdin="hi\n"), _outcome(" _  _\n|_||_\n", {1}))
+    corpus.add_output(Probe(("-c",), stdin="same\n"), _outcome("same\n", {1}))  # an echo of its input
+    corpus.add_output(Probe(()), Outcome(1, "usage: x\n", "", False, False, {}))  # an error
+    assert corpus.outputs == [" _  _\n|_||_\n"]
+    explorer = Explorer(ExplorerConfig(seed=3), RunnerJob(executable="/bin/true"), "/bin/true")
+    usage = Usage(options=[Option(("-f",), "FONTFILE")])
+    probes = [explorer._random_probe([()], {"": usage}, usage, corpus) for _ in range(300)]
+    assert any(p.origin == "output" and p.stdin == corpus.outputs[0] for p in probes)
+    for probe in probes:  # a probe naming a copy of the data carries it, whatever its stdin
+        named = {a for a in probe.args if a.startswith("mini")}
+        assert all({n, n.rsplit(".", 1)[0]} & named for n, _ in probe.files)
+        assert len(probe.files) == len(named)
+    assert any(p.files and p.stdin for p in probes)

@@ -113,6 +113,7 @@ class Explorer:
         self._seen: set[str] = set()
         self._features: set[str] = set()
         self._last_gain = 0  # probes run when a probe last reached a new line
+        self._corpus = Corpus()
 
     def run(
         self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
@@ -123,6 +124,7 @@ class Explorer:
         install_runner(sandbox)
         self.state.usage = dict(usage)
         corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
+        self._corpus = corpus
         data = runtime_inputs.installed_data(sandbox)
         corpus.data_names = runtime_inputs.data_names(data)
         corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
@@ -200,6 +202,7 @@ class Explorer:
                 self.state.covered.setdefault(name, set()).update(lines)
             if new:
                 self._last_gain = self.state.probes_run
+                self._corpus.add_output(probe, out)
             self._features.add(feature)
             self.state.kept.append(Kept(probe, out, feature, out.covered, new))
 
@@ -283,13 +286,17 @@ class Explorer:
                 argv.append(rng.choice(values_for(opt, corpus, rng)))
         names = sorted(corpus.files)
         roll = rng.random()
+        stdin: str | bytes | None = None
         if corpus.texts and roll < 0.2:
-            return Probe(tuple(argv), stdin=rng.choice(corpus.texts), origin="hypothesis")
-        if corpus.blobs and roll < 0.27:
-            return Probe(tuple(argv), stdin=rng.choice(corpus.blobs), origin="bytes")
-        if names and rng.random() < 0.5:
-            text = mutate_text(corpus.files[rng.choice(names)], rng)
-            return Probe(tuple(argv), stdin=text, origin="random")
+            stdin, origin = rng.choice(corpus.texts), "hypothesis"
+        elif corpus.blobs and roll < 0.27:
+            stdin, origin = rng.choice(corpus.blobs), "bytes"
+        elif corpus.outputs and roll < 0.37:
+            stdin, origin = rng.choice(corpus.outputs), "output"
+        elif names and rng.random() < 0.5:
+            stdin, origin = mutate_text(corpus.files[rng.choice(names)], rng), "random"
+        if stdin is not None:
+            return Probe(tuple(argv), stdin=stdin, files=corpus.input_files(tuple(argv)), origin=origin)
         if names:
             argv.append(rng.choice(names))
         return self._with_files(tuple(argv), corpus, "random")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.testgen.docexamples import Example, doc_examples
+from taskfoundry.testgen.probes import Outcome, Probe
 from taskfoundry.testgen.usage import Option
 
 _TEXT_SUFFIXES = {
@@ -71,11 +72,21 @@ class Corpus:
     data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
     data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
     data_dirs: list[str] = field(default_factory=list)  # where they are installed (absolute)
+    outputs: list[str] = field(default_factory=list)  # what the program wrote, to read back
+
+    def add_output(self, probe: Probe, out: Outcome, limit: int = 24, max_chars: int = 16_384) -> None:
+        """The program's own output as a later input (its own format, as a converter or a
+        formatter reads it back): stdout of a probe that reached new lines, when it is new."""
+        text = out.stdout
+        if out.exit_code != 0 or not text or len(text) > max_chars or len(self.outputs) >= limit:
+            return
+        if text != probe.stdin and text not in self.outputs:
+            self.outputs.append(text)
 
     def data_values(self) -> list[str]:
         """Names a data-file option may take: installed stems, then the copies (as named, and
         by stem: a program that adds its own suffix)."""
-        copies = [v for name in sorted(self.data_files) for v in (name, name.split(".")[0])]
+        copies = [v for name in sorted(self.data_files) for v in (name, name.rsplit(".", 1)[0])]
         return list(dict.fromkeys(self.data_names + copies))
 
     def input_files(self, args: tuple[str, ...]) -> tuple[tuple[str, str | bytes], ...]:
@@ -85,7 +96,7 @@ class Corpus:
             if arg in self.files:
                 found[arg] = self.files[arg]
             for name, content in self.data_files.items():
-                if arg in (name, name.split(".")[0]):
+                if arg in (name, name.rsplit(".", 1)[0]):
                     found[name] = content
         return tuple(found.items())
 
