@@ -44,6 +44,7 @@ def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
     assert isinstance(packed, bytes) and packed.startswith(b"PK\x03\x04")
     with zipfile.ZipFile(io.BytesIO(packed)) as archive:
         assert archive.namelist() == ["mini.flf"] and archive.read("mini.flf") == FONT
+        assert archive.getinfo("mini.flf").compress_type == zipfile.ZIP_DEFLATED  # not merely stored
     assert gzip.decompress(copies["mini.flf.gz"]) == FONT  # type: ignore[arg-type]
     cut = copies["mini-cut.flf"]
     assert isinstance(cut, str) and FONT.decode().startswith(cut) and len(cut) < len(FONT)

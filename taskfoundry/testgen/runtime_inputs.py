@@ -78,7 +78,7 @@ def variants(name: str, data: bytes) -> dict[str, str | bytes]:
     base = name[: len(name) - len(suffix)] if suffix else name
     packed = io.BytesIO()
     with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), data)
+        archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), data, compress_type=zipfile.ZIP_DEFLATED)
     out: dict[str, str | bytes] = {
         f"{base}-zip{suffix}": packed.getvalue(),
         f"{name}.gz": gzip.compress(data, mtime=0),
