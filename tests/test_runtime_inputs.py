@@ -117,3 +117,24 @@ def test_outputs_come_back_as_inputs_and_data_copies_ride_along() -> None:
         assert all({n, n.rsplit(".", 1)[0]} & named for n, _ in probe.files)
         assert len(probe.files) == len(named)
     assert any(p.files and p.stdin for p in probes)
+
+
+def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
+    from taskfoundry.mutation.guided import line_variants, neighbours
+
+    text = "a 1\nb 2\nc 3\n"
+    assert line_variants(text) == [
+        "b 2\nc 3\n",
+        "a 1\nb 2\n",
+        "a 1\na 1\nb 2\nc 3\n",
+        "c 3\na 1\nb 2\n",
+        "a 1\nb 2\nc 3",
+        "",
+    ]
+    probe = Probe(("top", "-n", "2"), stdin=text, files=(("blob.bin", b"\x00\x01"),))
+    found = neighbours(probe)
+    args = {p.args for p in found}
+    assert ("top", "-n", "3") in args and ("top", "-n", "1") in args  # a number moved by one
+    stdins = {p.stdin for p in found}
+    assert {"a 1\nb 2\n", "a 1\na 1\nb 2\nc 3\n"} <= stdins  # the input one line away
+    assert len(found) <= 20 and all(p.files == probe.files for p in found)  # binary files kept as they are
