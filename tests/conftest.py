@@ -69,6 +69,14 @@ def prefect_harness() -> Iterator[None]:
 EXAMPLE_FLAGS = ["--max-probes", "200", "--mutants", "20"]  # 20 mutants: the stage runs, briefly
 
 
+def example_flags(out: Path) -> list[str]:
+    """EXAMPLE_FLAGS, and a config (in `out`) that keeps the probe budget from growing past
+    --max-probes: a test needs a suite, not the deepest one."""
+    config = out / "tests.yaml"
+    config.write_text("explorer: {growth: 1.0}\n")
+    return [*EXAMPLE_FLAGS, "--config", str(config)]
+
+
 @pytest.fixture(scope="session")
 def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore[no-untyped-def]
     """`example_task(name)`: examples/<name> built once per session (EXAMPLE_FLAGS); its task dir."""
@@ -81,7 +89,7 @@ def example_task(prefect_harness, base_image, tmp_path_factory):  # type: ignore
     def build(name: str) -> Path:
         if name not in built:
             out = tmp_path_factory.mktemp(f"example-{name}")
-            args = ["build", str(EXAMPLES / name), "--out", str(out), *EXAMPLE_FLAGS]
+            args = ["build", str(EXAMPLES / name), "--out", str(out), *example_flags(out)]
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, result.output + repr(result.exception)
             (built[name],) = (out / "tasks").iterdir()

@@ -18,7 +18,7 @@ from taskfoundry.models import TestsJson, branch_key
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
-from conftest import EXAMPLE_FLAGS, EXAMPLES
+from conftest import EXAMPLES, example_flags
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -112,7 +112,9 @@ def _usage(client, image: str) -> str:  # type: ignore[no-untyped-def]
 
 def test_second_build_reuses_images(csvq_task: Path, prefect_harness) -> None:  # type: ignore[no-untyped-def]
     out = csvq_task.parent.parent
-    result = CliRunner().invoke(main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *EXAMPLE_FLAGS])
+    result = CliRunner().invoke(
+        main, ["build", str(EXAMPLES / "csvq"), "--out", str(out), *example_flags(out)]
+    )
     assert result.exit_code == 0, result.output
     built = json.loads((csvq_task / "reports" / "images.json").read_text())
     assert built["task_built"] is False and built["cleanroom_built"] is False
