@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,14 @@ def measure(source: str, config: Config) -> dict[str, Any]:
     build = build_stage(src, shared.for_build(config), client)
     clean = kind.start_state(src, build, sections.for_cleanroom(config), client)
     gen = kind.generate(src, build, clean, sections.for_generate(config), client)
+    stored = config.work_dir / "strength" / src.task_id
+    save_json(stored / "generate.json", gen)  # readable before the slow stages end
+    print(
+        f"# {src.task_id}: explorer {gen.generated} tests, {gen.coverage.line_rate:.1%} lines, "
+        f"{gen.probes_run} probes ({gen.exhausted}), {gen.explorer_seconds:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     lint = kind.review(gen)
     filt = kind.validate(gen, lint, clean, sections.for_filter(config), client)
     start = time.monotonic()
@@ -57,7 +66,6 @@ def measure(source: str, config: Config) -> dict[str, Any]:
     if report is None:
         raise TaskfoundryError(f"{src.task_id}: the mutation stage wrote no report")
     guided = report.guided
-    stored = config.work_dir / "strength" / src.task_id
     for name, model in (
         ("source", src),
         ("build", build),
@@ -82,6 +90,8 @@ def measure(source: str, config: Config) -> dict[str, Any]:
         "candidates": report.candidates,
         "skipped": report.skipped,
         "explorer_seconds": gen.explorer_seconds,
+        "probes": gen.probes_run,
+        "explorer_line_rate": gen.coverage.line_rate,
         "mutation_seconds": seconds,
         "rebuild_mean": statistics.mean(r.build_seconds for r in report.records) if report.records else 0.0,
         "tests_mean": statistics.mean(r.test_seconds for r in built) if built else 0.0,

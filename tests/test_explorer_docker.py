@@ -54,7 +54,7 @@ def test_probe_budget_ends_cleanly_with_partial_branch(
     docker_client,  # type: ignore[no-untyped-def]
     tmp_path: Path,
 ) -> None:
-    state = _explore(csvq_build, docker_client, tmp_path, max_probes=40, batch=20)
+    state = _explore(csvq_build, docker_client, tmp_path, max_probes=40, batch=20, patience=0)
     assert state.exhausted == "probes" and state.probes_run == 40
     assert state.kept and 0 < state.line_rate() < 1
     assert len((tmp_path / "probes.jsonl").read_text().splitlines()) == 40

@@ -296,3 +296,32 @@ def test_the_mutation_stage_knows_which_generator_wrote_the_suite() -> None:
     agent = sections.for_mutate(Config(generator="agent")).generator
     assert agent.name == "agent" and agent.agent == Config().agent
     assert sections.for_mutate(Config()).generator.name == "explorer"
+
+
+def test_go_build_id_is_blanked_before_the_equivalence_hash(tmp_path: Path) -> None:
+    """Go's build ID hashes the source: two builds of the same code from different text
+    (a mutant in a comment's line, a folded constant) must hash alike, other code not."""
+    import hashlib
+    import os
+
+    from taskfoundry.mutation.rebuild import _BLANK_GO_BUILD_ID
+
+    fake_go = tmp_path / "bin" / "go"
+    fake_go.parent.mkdir()
+    fake_go.write_text('#!/bin/sh\n[ "$1 $2" = "tool buildid" ] && grep -ao "BUILDID-[a-z]*" "$3"\n')
+    fake_go.chmod(0o755)
+
+    def digest(body: bytes) -> str:
+        program = tmp_path / "program"
+        program.write_bytes(body)
+        script = "\n".join([f"f={program}", *_BLANK_GO_BUILD_ID, 'sha256sum "$f" | cut -d" " -f1'])
+        env = {**os.environ, "PATH": f"{fake_go.parent}:{os.environ['PATH']}"}
+        return subprocess.run(
+            ["sh", "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    same_a = digest(b"\x7fELF code BUILDID-aaaa more code")
+    same_b = digest(b"\x7fELF code BUILDID-bbbb more code")
+    other = digest(b"\x7fELF edoc BUILDID-cccc more code")
+    assert same_a == same_b != other
+    assert same_a.strip() != hashlib.sha256(b"\x7fELF code BUILDID-aaaa more code").hexdigest()

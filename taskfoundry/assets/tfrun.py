@@ -46,13 +46,17 @@ def program_uid():
 
 
 def run(args, stdin="", files=None, cwd=None):
-    """Run the program with `args` in `cwd`, after writing `files` (relative path -> text);
+    """Run the program with `args` in `cwd`, after writing `files` (relative path -> text, or
+    bytes for a binary input);
     `stdin` is text or bytes."""
     cwd = Path(cwd or os.getcwd())
     for name, content in (files or {}).items():
         path = cwd / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(cwd),

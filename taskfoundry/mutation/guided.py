@@ -113,9 +113,11 @@ def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,9}(?![\w.])")
 
 
-def neighbours(probe: Probe, limit: int = 12) -> list[Probe]:
+def neighbours(probe: Probe, limit: int = 20) -> list[Probe]:
     """The probe with one number moved by one or set to 0, in an argument, on stdin or in an
-    input file: the boundaries a flipped comparison or an off-by-one constant shows at."""
+    input file: the boundaries a flipped comparison or an off-by-one constant shows at. Then
+    its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
+    shows."""
     found: dict[str, Probe] = {}
     for where, text in _texts(probe):
         for match in list(_NUMBER.finditer(text))[:4]:
@@ -124,14 +126,41 @@ def neighbours(probe: Probe, limit: int = 12) -> list[Probe]:
                 if new != value:
                     variant = _with(probe, where, text[: match.start()] + str(new) + text[match.end() :])
                     found.setdefault(variant.key, variant)
-    return list(found.values())[:limit]
+    numbers = list(found.values())[: limit // 2]
+    shaped: dict[str, Probe] = {}
+    for where, text in _texts(probe):
+        if where[0] != "arg":
+            for reshaped in line_variants(text):
+                variant = _with(probe, where, reshaped)
+                shaped.setdefault(variant.key, variant)
+    return [*numbers, *list(shaped.values())[: limit - len(numbers)]]
+
+
+def line_variants(text: str) -> list[str]:
+    """An input one line away: its first or last line dropped, its first line repeated (a
+    count, a tie), its last line first (an order), no final newline, nothing at all."""
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return []
+    last = lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"
+    out = [
+        "".join(lines[1:]),
+        "".join(lines[:-1]),
+        lines[0] + text if lines[0].endswith("\n") else text,
+        "".join([last, *lines[:-1]]),
+        text.rstrip("\n"),
+        "",
+    ]
+    return [v for v in dict.fromkeys(out) if v != text]
 
 
 def _texts(probe: Probe) -> Iterator[tuple[tuple[str, int], str]]:
     yield from ((("arg", i), arg) for i, arg in enumerate(probe.args))
     if isinstance(probe.stdin, str):
         yield ("stdin", 0), probe.stdin
-    yield from ((("file", i), content) for i, (_, content) in enumerate(probe.files))
+    yield from (
+        (("file", i), content) for i, (_, content) in enumerate(probe.files) if isinstance(content, str)
+    )
 
 
 def _with(probe: Probe, where: tuple[str, int], text: str) -> Probe:

@@ -25,6 +25,14 @@ _SETUP = re.compile(
     r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b)"
 )
 _PY_APP = ".tfapp"
+# Go writes a build ID into the binary: a hash of its inputs (the source), not of its code. A
+# mutant whose code compiles to the reference's would differ by it alone, so it is blanked in
+# the copy that is hashed (trivial compiler equivalence, as for C and Rust).
+_BLANK_GO_BUILD_ID = (
+    f'if id=$(go tool buildid "$f" 2>/dev/null) && [ -n "$id" ]; then cp "$f" {STRIPPED}.id; '
+    f'python3 -c \'import sys; p, i = sys.argv[1], sys.argv[2].encode(); d = open(p, "rb").read(); '
+    f'open(p, "wb").write(d.replace(i, bytes(len(i))))\' {STRIPPED}.id "$id"; f={STRIPPED}.id; fi',
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,10 @@ class RebuildPlan:
         lines = ["set -e", f"cd {SRC}", *self.commands]
         lines += [
             f"install -D -m 0755 {shlex.quote(self.executable)} {PROGRAM}",
-            f"if strip -o {STRIPPED} {PROGRAM} 2>/dev/null; then f={STRIPPED}; else f={PROGRAM}; fi",
+            # the GNU build ID goes too: Go derives it from its own build ID (see below)
+            f"if strip -R .note.gnu.build-id -o {STRIPPED} {PROGRAM} 2>/dev/null; then f={STRIPPED}; "
+            f"else f={PROGRAM}; fi",
+            *_BLANK_GO_BUILD_ID,
             'echo "tfm-sha256 $(sha256sum "$f" | cut -d" " -f1)"',
         ]
         return "\n".join(lines) + "\n"

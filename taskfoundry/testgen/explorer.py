@@ -21,13 +21,13 @@ from typing import TextIO
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.builders.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.errors import GenerationError
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.testgen import runtime_inputs
 from taskfoundry.testgen.docexamples import Example
 from taskfoundry.testgen.dummy_check import dummy_passing
 from taskfoundry.testgen.help import HELP_FLAGS
-from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, values_for
+from taskfoundry.testgen.inputs import Corpus, build_corpus, mutate_text, named_data, values_for
 from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.testgen.usage import Option, Usage, parse_usage
 
@@ -50,12 +50,23 @@ class ExplorerConfig(BaseModel):
     """Budgets and knobs of the explorer."""
 
     seed: int = Field(0, description="seed for every random choice: same seed, same branch")
-    max_probes: int = Field(600, description="probes run against the coverage build at most")
-    max_seconds: float = Field(600, description="wall-time budget of exploration")
+    max_probes: int = Field(
+        600, description="probes run against the coverage build; more while coverage still grows"
+    )
+    patience: float = Field(
+        0.25,
+        description="past max_probes, go on until max_probes × this probes in a row reach no new line",
+    )
+    growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
+    max_seconds: float = Field(900, description="wall-time budget of exploration")
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
-    max_tests: int = Field(300, description="tests kept at most")
+    max_tests: int = Field(1000, description="tests kept at most")
+    max_feature_tests: int = Field(
+        300, description="tests kept for a new combination of options alone (no new line) at most"
+    )
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
+    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
 
 
 @dataclass
@@ -64,6 +75,7 @@ class Kept:
     outcome: Outcome
     feature: str
     covered: dict[str, set[int]] = field(default_factory=dict)
+    new_lines: int = -1  # lines it reached first when the explorer kept it (-1: not measured)
 
 
 @dataclass
@@ -86,16 +98,7 @@ class Exploration:
 def installed_data_names(sandbox: Sandbox) -> list[str]:
     """Stems of the data files the program's install put under share/ (figlet's fonts:
     `-f big`), from the build's runtime-data tar; docs and translations left out."""
-    res = sandbox.exec(["tar", "-tf", RUNTIME_TAR], timeout=60)
-    if not res.ok:
-        return []  # nothing staged
-    names = []
-    for line in res.stdout.decode(errors="replace").splitlines():
-        parts = line.rstrip("/").split("/")
-        if line.endswith("/") or (MANUAL_DIRS | {"locale"}) & set(parts):
-            continue
-        names.append(parts[-1].split(".")[0])
-    return sorted(set(filter(None, names)))
+    return runtime_inputs.data_names(runtime_inputs.installed_data(sandbox))
 
 
 class Explorer:
@@ -109,6 +112,8 @@ class Explorer:
         self.state = Exploration()
         self._seen: set[str] = set()
         self._features: set[str] = set()
+        self._last_gain = 0  # probes run when a probe last reached a new line
+        self._corpus = Corpus()
 
     def run(
         self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
@@ -119,7 +124,11 @@ class Explorer:
         install_runner(sandbox)
         self.state.usage = dict(usage)
         corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
-        corpus.data_names = installed_data_names(sandbox)
+        self._corpus = corpus
+        data = runtime_inputs.installed_data(sandbox)
+        corpus.data_names = runtime_inputs.data_names(data)
+        corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
+        corpus.data_dirs = runtime_inputs.data_dirs(data)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
@@ -143,7 +152,10 @@ class Explorer:
 
     def _budget_spent(self, start: float) -> bool:
         cfg = self.config
-        if self.state.probes_run >= cfg.max_probes:
+        runs, idle = self.state.probes_run, self.state.probes_run - self._last_gain
+        if runs >= cfg.max_probes * cfg.growth or (
+            runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
+        ):
             self.state.exhausted = "probes"
         elif time.monotonic() - start >= cfg.max_seconds:
             self.state.exhausted = "time"
@@ -178,7 +190,7 @@ class Explorer:
                 self.state.total.setdefault(name, set()).update(lines)
             new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
             feature = _feature(probe, out)
-            if not out.writable or (new == 0 and feature in self._features):
+            if not out.writable or (new == 0 and (feature in self._features or self._features_full())):
                 continue
             if runtime_trace(out):
                 self.state.traces += 1
@@ -188,8 +200,17 @@ class Explorer:
                 continue
             for name, lines in out.covered.items():
                 self.state.covered.setdefault(name, set()).update(lines)
+            if new:
+                self._last_gain = self.state.probes_run
+                self._corpus.add_output(probe, out)
             self._features.add(feature)
-            self.state.kept.append(Kept(probe, out, feature, out.covered))
+            self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _features_full(self) -> bool:
+        """Enough tests kept for option combinations alone: a program with many flags has more
+        combinations than tests worth keeping, and the budget then goes to new lines."""
+        alone = sum(1 for k in self.state.kept if k.new_lines == 0)
+        return alone >= self.config.max_feature_tests
 
     def _verify_on_gold(self, sandbox: Sandbox) -> None:
         """Expected values come from the gold executable, run twice; unstable probes go."""
@@ -200,7 +221,7 @@ class Explorer:
         kept = []
         for item, a, b in zip(self.state.kept, first, second, strict=True):
             if a.writable and a.signature == b.signature:
-                kept.append(Kept(item.probe, a, item.feature, item.covered))
+                kept.append(Kept(item.probe, a, item.feature, item.covered, item.new_lines))
             else:
                 log.info("skipping non-reproducible probe %s", item.probe.args)
         self.state.kept = kept
@@ -239,6 +260,17 @@ class Explorer:
                 yield self._with_files((*cmd, *flag, *target), corpus, "option")
             if opt.metavar:
                 yield Probe((*cmd, opt.name))  # missing value
+        yield from self._every_data_value(cmd, opts, corpus)
+
+    def _every_data_value(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
+        """Each installed data file and each copy of one, as the value of every option that
+        takes a data file: each font parses and renders through its own paths."""
+        names = sorted(corpus.files)
+        takes_data = [o for o in opts if o.name not in HELP_FLAGS and named_data(o)]
+        for value in corpus.data_values()[: self.config.max_data_values]:
+            for opt in takes_data:
+                target = (self.rng.choice(names),) if names else ()
+                yield self._with_files((*cmd, opt.name, value, *target), corpus, "data")
 
     def _random_probe(
         self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage, corpus: Corpus
@@ -254,21 +286,24 @@ class Explorer:
                 argv.append(rng.choice(values_for(opt, corpus, rng)))
         names = sorted(corpus.files)
         roll = rng.random()
+        stdin: str | bytes | None = None
         if corpus.texts and roll < 0.2:
-            return Probe(tuple(argv), stdin=rng.choice(corpus.texts), origin="hypothesis")
-        if corpus.blobs and roll < 0.27:
-            return Probe(tuple(argv), stdin=rng.choice(corpus.blobs), origin="bytes")
-        if names and rng.random() < 0.5:
-            text = mutate_text(corpus.files[rng.choice(names)], rng)
-            return Probe(tuple(argv), stdin=text, origin="random")
+            stdin, origin = rng.choice(corpus.texts), "hypothesis"
+        elif corpus.blobs and roll < 0.27:
+            stdin, origin = rng.choice(corpus.blobs), "bytes"
+        elif corpus.outputs and roll < 0.37:
+            stdin, origin = rng.choice(corpus.outputs), "output"
+        elif names and rng.random() < 0.5:
+            stdin, origin = mutate_text(corpus.files[rng.choice(names)], rng), "random"
+        if stdin is not None:
+            return Probe(tuple(argv), stdin=stdin, files=corpus.input_files(tuple(argv)), origin=origin)
         if names:
             argv.append(rng.choice(names))
         return self._with_files(tuple(argv), corpus, "random")
 
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
-        files = tuple((a, corpus.files[a]) for a in argv if a in corpus.files)
-        return Probe(argv, files=files, origin=origin)
+        return Probe(argv, files=corpus.input_files(argv), origin=origin)
 
 
 def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.testgen.docexamples import Example, doc_examples
+from taskfoundry.testgen.probes import Outcome, Probe
 from taskfoundry.testgen.usage import Option
 
 _TEXT_SUFFIXES = {
@@ -69,6 +70,35 @@ class Corpus:
     texts: list[str] = field(default_factory=list)  # drawn with hypothesis
     blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
     data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
+    data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
+    data_dirs: list[str] = field(default_factory=list)  # where they are installed (absolute)
+    outputs: list[str] = field(default_factory=list)  # what the program wrote, to read back
+
+    def add_output(self, probe: Probe, out: Outcome, limit: int = 24, max_chars: int = 16_384) -> None:
+        """The program's own output as a later input (its own format, as a converter or a
+        formatter reads it back): stdout of a probe that reached new lines, when it is new."""
+        text = out.stdout
+        if out.exit_code != 0 or not text or len(text) > max_chars or len(self.outputs) >= limit:
+            return
+        if text != probe.stdin and text not in self.outputs:
+            self.outputs.append(text)
+
+    def data_values(self) -> list[str]:
+        """Names a data-file option may take: installed stems, then the copies (as named, and
+        by stem: a program that adds its own suffix)."""
+        copies = [v for name in sorted(self.data_files) for v in (name, name.rsplit(".", 1)[0])]
+        return list(dict.fromkeys(self.data_names + copies))
+
+    def input_files(self, args: tuple[str, ...]) -> tuple[tuple[str, str | bytes], ...]:
+        """The input files `args` name: samples, and data copies by name or by stem."""
+        found: dict[str, str | bytes] = {}
+        for arg in args:
+            if arg in self.files:
+                found[arg] = self.files[arg]
+            for name, content in self.data_files.items():
+                if arg in (name, name.rsplit(".", 1)[0]):
+                    found[name] = content
+        return tuple(found.items())
 
 
 def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
@@ -125,11 +155,14 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += rng.sample(corpus.numbers, k=min(2, len(corpus.numbers)))
     if "CHAR" in meta or "DELIM" in meta or "SEP" in meta:
         values += [";", "\t", "|", "ab"]
-    if corpus.data_names and any(k in meta for k in _NAMED_DATA):
-        values += rng.sample(corpus.data_names, k=min(4, len(corpus.data_names)))
+    if (corpus.data_names or corpus.data_files) and named_data(opt):
+        named = corpus.data_values()
+        values += named[:2] + rng.sample(named, k=min(3, len(named)))
     if any(k in meta for k in _STRINGY):
         contents = sorted(corpus.files.values(), key=len)
         values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
+    if "DIR" in meta:  # a directory to look for data in: where the install put it, here, none
+        values += corpus.data_dirs[:2] + [".", "missing-dir"]
     if "FILE" in meta or "PATH" in meta:
         values += ["out.txt"] + sorted(corpus.files)[:2] + ["missing.txt"]
     if any(k in meta for k in ("COL", "KEY", "FIELD", "NAME", "LIST")):
@@ -138,6 +171,11 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += ["1", "a", ""]
     values.append(rng.choice(["0", "zz", "-", "9999999999999999999999"]))
     return list(dict.fromkeys(values))
+
+
+def named_data(opt: Option) -> bool:
+    """Whether the option's value may name a data file (FONTFILE, STYLE, CONTROLFILE)."""
+    return any(k in (opt.metavar or "").upper() for k in _NAMED_DATA)
 
 
 def _header_words(corpus: Corpus) -> list[str]:

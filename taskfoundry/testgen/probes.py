@@ -18,23 +18,23 @@ RUNNER_PATH = "/tmp/tf_probe_runner.py"
 @dataclass(frozen=True)
 class Probe:
     """Arguments, stdin (text, or bytes for binary input) and input files for one run.
-    `files` maps relative path -> text."""
+    `files` maps relative path -> text (bytes for a binary input: a compressed data file)."""
 
     args: tuple[str, ...]
     stdin: str | bytes = ""
-    files: tuple[tuple[str, str], ...] = ()
+    files: tuple[tuple[str, str | bytes], ...] = ()
     origin: str = "explore"
 
     @property
     def key(self) -> str:
-        return json.dumps([self.args, _jsonable(self.stdin), self.files])
+        return json.dumps([self.args, _jsonable(self.stdin), [(n, _jsonable(c)) for n, c in self.files]])
 
     def to_job(self, ident: str) -> dict[str, Any]:
         return {
             "id": ident,
             "args": list(self.args),
             "stdin": _jsonable(self.stdin),
-            "files": dict(self.files),
+            "files": {name: _jsonable(content) for name, content in self.files},
         }
 
 

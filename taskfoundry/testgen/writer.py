@@ -89,8 +89,8 @@ def _render_one(item: Kept, name: str, program: str) -> str:
     return "\n\n" + "\n".join(lines) + "\n"
 
 
-def _shared_files(items: list[Kept]) -> dict[str, str]:
-    files: dict[str, str] = {}
+def _shared_files(items: list[Kept]) -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {}
     for item in items:
         files.update(item.probe.files)
     return dict(sorted(files.items()))

@@ -1,0 +1,140 @@
+"""Inputs inferred from runtime data (names by family, zipped/gzipped/cut copies) and the
+explorer's adaptive probe budget."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import random
+import zipfile
+
+from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
+from taskfoundry.testgen.inputs import Corpus, values_for
+from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob
+from taskfoundry.testgen.runtime_inputs import data_dirs, data_names, variants
+from taskfoundry.testgen.usage import Option, Usage
+
+FONT = b"flf2a$ 4 3 10 0 1\ncomment\n" + b" $@\n _$@\n|_|$@\n$@@\n" * 3
+PATHS = [f"usr/local/share/figlet/{n}.flf" for n in ("big", "mini", "small", "standard", "term")] + [
+    "usr/local/share/figlet/646-de.flc",
+    "usr/local/share/figlet/utf8.flc",
+]
+
+
+def test_names_interleave_families_so_a_short_sample_holds_each_kind() -> None:
+    names = data_names(PATHS)
+    assert sorted(names) == ["646-de", "big", "mini", "small", "standard", "term", "utf8"]
+    # one control file (.flc) and one font (.flf) among the first two, despite 5 fonts to 2
+    assert {names[0], names[1]} == {"646-de", "big"}
+
+
+def test_a_directory_option_gets_where_the_data_is_installed() -> None:
+    dirs = data_dirs([*PATHS, "usr/local/share/doc-extra/x.txt"])
+    assert dirs == ["/usr/local/share/figlet", "/usr/local/share/doc-extra"]
+    corpus = Corpus(data_dirs=dirs)
+    values = values_for(Option(("-d",), "FONTDIRECTORY"), corpus, random.Random(0))
+    assert {"/usr/local/share/figlet", "."} <= set(values)
+
+
+def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
+    copies = variants("mini.flf", FONT)
+    assert sorted(copies) == ["mini-cut.flf", "mini-zip.flf", "mini.flf.gz"]
+    packed = copies["mini-zip.flf"]
+    assert isinstance(packed, bytes) and packed.startswith(b"PK\x03\x04")
+    with zipfile.ZipFile(io.BytesIO(packed)) as archive:
+        assert archive.namelist() == ["mini.flf"] and archive.read("mini.flf") == FONT
+        assert archive.getinfo("mini.flf").compress_type == zipfile.ZIP_DEFLATED  # not merely stored
+    assert gzip.decompress(copies["mini.flf.gz"]) == FONT  # type: ignore[arg-type]
+    cut = copies["mini-cut.flf"]
+    assert isinstance(cut, str) and FONT.decode().startswith(cut) and len(cut) < len(FONT)
+    assert variants("mini.flf", FONT) == copies  # same data, same bytes (no timestamps)
+    assert "blob-cut.bin" not in variants("blob.bin", b"\xff\xfe\n\x00\n\x01\n\x02\n")
+
+
+def test_data_options_get_installed_names_and_copies_which_probes_carry() -> None:
+    corpus = Corpus(data_names=data_names(PATHS), data_files=variants("mini.flf", FONT))
+    values = values_for(Option(("-f",), "FONTFILE"), corpus, random.Random(0))
+    assert {"646-de", "big"} <= set(values)
+    assert not {"646-de", "mini-zip"} & set(values_for(Option(("-w",), "WIDTH"), corpus, random.Random(0)))
+    every = corpus.data_values()
+    assert {"mini-zip.flf", "mini-zip", "mini.flf.gz", "mini.flf", "mini-cut"} <= set(every)
+    files = dict(corpus.input_files(("-f", "mini-zip", "hello")))
+    assert list(files) == ["mini-zip.flf"] and files["mini-zip.flf"] == corpus.data_files["mini-zip.flf"]
+
+
+def test_a_binary_input_file_travels_as_base64() -> None:
+    probe = Probe(("-f", "x.flf"), files=(("x.flf", b"PK\x03\x04\xff"),))
+    job = probe.to_job("p0")
+    assert job["files"] == {"x.flf": {"b64": base64.b64encode(b"PK\x03\x04\xff").decode()}}
+    assert probe.key != Probe(("-f", "x.flf"), files=(("x.flf", b"PK\x03\x04\xfe"),)).key
+
+
+def _spent(config: ExplorerConfig, runs: int, last_gain: int) -> str | None:
+    explorer = Explorer(config, RunnerJob(executable="/bin/true"), "/bin/true")
+    explorer.state.probes_run, explorer._last_gain = runs, last_gain
+    explorer._budget_spent(start=float("inf"))  # time never runs out
+    return explorer.state.exhausted
+
+
+def test_probe_budget_grows_while_coverage_grows() -> None:
+    config = ExplorerConfig(max_probes=600, patience=0.25, growth=5)
+    assert _spent(config, runs=400, last_gain=0) is None  # under max_probes
+    assert _spent(config, runs=700, last_gain=650) is None  # past it, still reaching new lines
+    assert _spent(config, runs=800, last_gain=650) == "probes"  # 150 probes without a new line
+    assert _spent(config, runs=3000, last_gain=3000) == "probes"  # the ceiling: 600 × 5
+    assert _spent(ExplorerConfig(max_probes=40, patience=0), runs=40, last_gain=40) == "probes"
+
+
+def _outcome(text: str, lines: set[int]) -> Outcome:
+    return Outcome(0, text, "", False, False, {}, covered={"a.c": lines}, total={"a.c": set(range(1, 50))})
+
+
+def test_option_combinations_alone_fill_only_their_share_of_the_tests() -> None:
+    explorer = Explorer(ExplorerConfig(max_feature_tests=2), RunnerJob(executable="/bin/true"), "/bin/true")
+    flags = ["-a", "-b", "-c", "-d"]
+    batch = [Probe((flag, "x")) for flag in flags] + [Probe(("-e", "x"))]
+    outcomes = [_outcome(f"rendered {i}\n", {1, 2}) for i in range(4)] + [_outcome("more\n", {1, 2, 3})]
+    explorer._absorb(batch, outcomes)
+    kept = [k.probe.args[0] for k in explorer.state.kept]
+    # the first reaches lines 1-2; two more for their flags alone; -e for its new line 3
+    assert kept == ["-a", "-b", "-c", "-e"]
+    assert [k.new_lines for k in explorer.state.kept] == [2, 0, 0, 1]
+
+
+def test_outputs_come_back_as_inputs_and_data_copies_ride_along() -> None:
+    corpus = Corpus(data_names=["big"], data_files=variants("mini.flf", FONT))
+    corpus.add_output(Probe(("-c",), stdin="hi\n"), _outcome(" _  _\n|_||_\n", {1}))
+    corpus.add_output(Probe(("-c",), stdin="same\n"), _outcome("same\n", {1}))  # an echo of its input
+    corpus.add_output(Probe(()), Outcome(1, "usage: x\n", "", False, False, {}))  # an error
+    assert corpus.outputs == [" _  _\n|_||_\n"]
+    explorer = Explorer(ExplorerConfig(seed=3), RunnerJob(executable="/bin/true"), "/bin/true")
+    usage = Usage(options=[Option(("-f",), "FONTFILE")])
+    probes = [explorer._random_probe([()], {"": usage}, usage, corpus) for _ in range(300)]
+    assert any(p.origin == "output" and p.stdin == corpus.outputs[0] for p in probes)
+    for probe in probes:  # a probe naming a copy of the data carries it, whatever its stdin
+        named = {a for a in probe.args if a.startswith("mini")}
+        assert all({n, n.rsplit(".", 1)[0]} & named for n, _ in probe.files)
+        assert len(probe.files) == len(named)
+    assert any(p.files and p.stdin for p in probes)
+
+
+def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
+    from taskfoundry.mutation.guided import line_variants, neighbours
+
+    text = "a 1\nb 2\nc 3\n"
+    assert line_variants(text) == [
+        "b 2\nc 3\n",
+        "a 1\nb 2\n",
+        "a 1\na 1\nb 2\nc 3\n",
+        "c 3\na 1\nb 2\n",
+        "a 1\nb 2\nc 3",
+        "",
+    ]
+    probe = Probe(("top", "-n", "2"), stdin=text, files=(("blob.bin", b"\x00\x01"),))
+    found = neighbours(probe)
+    args = {p.args for p in found}
+    assert ("top", "-n", "3") in args and ("top", "-n", "1") in args  # a number moved by one
+    stdins = {p.stdin for p in found}
+    assert {"a 1\nb 2\n", "a 1\na 1\nb 2\nc 3\n"} <= stdins  # the input one line away
+    assert len(found) <= 20 and all(p.files == probe.files for p in found)  # binary files kept as they are
