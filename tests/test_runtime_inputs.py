@@ -8,6 +8,7 @@ import gzip
 import io
 import random
 import zipfile
+from pathlib import Path
 
 from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
 from taskfoundry.testgen.inputs import Corpus, values_for
@@ -138,3 +139,18 @@ def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
     stdins = {p.stdin for p in found}
     assert {"a 1\nb 2\n", "a 1\na 1\nb 2\nc 3\n"} <= stdins  # the input one line away
     assert len(found) <= 20 and all(p.files == probe.files for p in found)  # binary files kept as they are
+
+
+def test_sample_files_take_test_dir_then_top_documents(tmp_path: Path) -> None:
+    from taskfoundry.testgen.inputs import sample_files
+
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "regression.txt").write_text("# heading\n")
+    (tmp_path / "test" / "spec.txt").write_text("x" * 20_000)  # too big to be one probe's input
+    (tmp_path / "README.md").write_text("*emphasis* and `code`\n")
+    (tmp_path / "notes.md").write_text("- a list\n")
+    (tmp_path / "main.c").write_text("int main(void);\n")
+    found = sample_files(tmp_path)
+    assert list(found) == ["test/regression.txt", "README.md", "notes.md"]
+    assert found["README.md"] == "*emphasis* and `code`\n"
+    assert list(sample_files(tmp_path, limit=1)) == ["test/regression.txt"]  # samples first

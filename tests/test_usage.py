@@ -140,3 +140,30 @@ options:
     by_name = {o.name: o for o in parse_usage(text).options}
     assert by_name["--character"].choices == ("beavis", "cow", "tux")
     assert by_name["--text"].choices == ()
+
+
+def test_choices_listed_in_an_option_description() -> None:
+    text = """Usage:   cmark [FILE*]
+Options:
+  --to, -t FORMAT  Specify output format (html, xml, man, commonmark, latex)
+  --width WIDTH    Specify wrap width (default 0 = nowrap)
+  --style STYLE    one of: 'plain', 'fancy' or 'none'
+  --mode MODE      run mode {fast, slow}
+  --size SIZE      size (in bytes, default 512)
+"""
+    by_name = {o.name: o for o in parse_usage(text).options}
+    assert by_name["--to"].choices == ("html", "xml", "man", "commonmark", "latex")
+    assert by_name["--style"].choices == ("plain", "fancy", "none")
+    assert by_name["--mode"].choices == ("fast", "slow")
+    assert by_name["--width"].choices == ()  # a parenthesised remark, not a list
+    assert by_name["--size"].choices == ()
+
+
+def test_explorer_tries_the_listed_choices_first() -> None:
+    import random
+
+    from taskfoundry.testgen.inputs import Corpus, values_for
+
+    to = next(o for o in parse_usage("  --to, -t FORMAT  Specify output format (html, xml, man)\n").options)
+    values = values_for(to, Corpus(), random.Random(0))
+    assert values[:3] == ["html", "xml", "man"]

@@ -133,12 +133,16 @@ DEFAULT_EXCLUDE = ("target/", "vendor/", ".cargo/", "third_party/")
 
 
 def first_party(path, root, exclude=DEFAULT_EXCLUDE):
-    """Path relative to the coverage root, or None for what is not the program's own."""
+    """Path relative to the coverage root, or None for what is not the program's own.
+
+    `exclude` holds directories (ending in "/", every file under them) and single files
+    (a generated scanners.c: that path only)."""
     path = os.path.normpath(path)
     if not path.startswith(root.rstrip("/") + "/"):
         return None
     rel = os.path.relpath(path, root)
-    return None if rel.startswith(tuple(exclude)) else rel
+    dirs = tuple(e for e in exclude if e.endswith("/"))
+    return None if rel.startswith(dirs) or rel in exclude else rel
 
 
 def excluded(job):

@@ -30,7 +30,10 @@ _TEXT_SUFFIXES = {
     ".yaml",
     ".yml",
 }
-_SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests")
+_SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests", "test")
+# the top directory's own documents, after the sample directories: a converter's natural input
+# (cmark's README.md is Markdown; its tests are Python scripts and a 200 KB spec)
+_TOP_DOCS = ("README*", "*.md")
 # metavars whose value is a number: the whole name (N) or a part of it (OUTPUTWIDTH, INFOCODE)
 _NUMERIC = (
     "NUM",
@@ -102,19 +105,18 @@ class Corpus:
 
 
 def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
+    """Small text files of the sample and test directories, then the top directory's documents."""
+    dirs = [sorted((repo / sub).rglob("*")) for sub in _SAMPLE_DIRS if (repo / sub).is_dir()]
+    docs = sorted({p for pattern in _TOP_DOCS for p in repo.glob(pattern)})
     found: dict[str, str] = {}
-    for sub in _SAMPLE_DIRS:
-        base = repo / sub
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*")):
-            if len(found) >= limit:
-                return found
-            if path.is_file() and path.suffix in _TEXT_SUFFIXES and path.stat().st_size <= max_bytes:
-                try:
-                    found[path.relative_to(repo).as_posix()] = path.read_text()
-                except UnicodeDecodeError:
-                    continue
+    for path in [p for paths in dirs for p in paths] + docs:
+        if len(found) >= limit:
+            break
+        if path.is_file() and path.suffix in _TEXT_SUFFIXES and path.stat().st_size <= max_bytes:
+            try:
+                found.setdefault(path.relative_to(repo).as_posix(), path.read_text())
+            except UnicodeDecodeError:
+                continue
     return found
 
 

@@ -24,9 +24,15 @@ _OPT = re.compile(
 )
 _COMMANDS_HEAD = re.compile(r"^\s*(sub)?commands?\s*:?\s*$", re.I)
 _CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?(?:\s{2,}.*)?$")
+# a list of words: "html, xml, man", "a, b or c", "'a', 'b'"
+_WORD = r"['\"`]?[\w.+-]+['\"`]?"
+_WORDS = _WORD + r"(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)" + _WORD + r")+"
 _CHOICES = re.compile(
     r"possible values:\s*([\w.-]+(?:,\s*[\w.-]+)+)|(?:\b|^)((?:[\w.-]+\|)+[\w.-]+)\b"
-    r"|\{([\w.-]+(?:,[\w.-]+)+)\}"
+    r"|\{([\w.-]+(?:,\s*[\w.-]+)+)\}"
+    # in a description: "Specify output format (html, xml, man)", "one of: a, b or c"
+    r"|\((" + _WORDS + r")\)|\bone of:?\s+(" + _WORDS + r")",
+    re.IGNORECASE,
 )
 _PROSE_LIST = re.compile(r"([A-Za-z]+)\s*:\s*\[((?:\s*['\"][\w.-]+['\"],?)+)\s*\]")
 _LISTED = re.compile(r"^[-*] ([\w.-]+):\s")
@@ -141,8 +147,8 @@ def _choices(metavar: str, desc: str) -> tuple[str, ...]:
     for text in (metavar, desc):
         found = _CHOICES.search(text)
         if found:
-            raw = found.group(1) or found.group(2) or found.group(3)
-            return tuple(c.strip() for c in re.split(r"[|,]", raw) if c.strip())
+            raw = next(g for g in found.groups() if g)
+            return tuple(c.strip(" '\"`") for c in re.split(r"[|,]|\bor\s", raw) if c.strip(" '\"`"))
     return ()
 
 
