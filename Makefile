@@ -32,11 +32,9 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check taskfoundry tests benchmarks
 	$(BIN)/mypy
 
-# three xdist workers on 2 cores: Docker tests spend much of their time waiting on containers,
-# servers and heartbeats, and a third worker fills those waits (813 s against 1038 s with two).
-# Each test module runs whole on one (tests/conftest.py: module_group); the 40 slowest tests
-# close the log, a profile of every run
-PYTEST_WORKERS ?= 3
+# two xdist workers, each test module whole on one (tests/conftest.py: module_group); the 40
+# slowest tests close the log, a profile of every run
+PYTEST_WORKERS ?= 2
 
 test: base lint browser-deps
 	$(BIN)/pytest tests -n $(PYTEST_WORKERS) --dist loadfile --durations=40
