@@ -9,6 +9,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from test_leak_real_images import assert_clean_with_usage_text
 from test_solution_docker import rate, reference_scores_one
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -27,3 +28,9 @@ def test_do_nothing_submission_scores_zero(example_task, docker_client, tmp_path
         info.size, info.mode = len(script), 0o755
         tar.addfile(info, io.BytesIO(script))
     assert rate(example_task("rcalc"), path, docker_client) == (0.0, None)
+
+
+@pytest.mark.parametrize("name", ["logsum", "rcalc"])
+def test_real_cleanroom_is_clean_and_has_usage_text(example_task, docker_client, name: str) -> None:  # type: ignore[no-untyped-def]
+    example_task(name)
+    assert_clean_with_usage_text(docker_client, name)
