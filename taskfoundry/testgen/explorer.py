@@ -33,6 +33,8 @@ from taskfoundry.testgen.usage import Option, Usage, parse_usage
 
 log = logging.getLogger(__name__)
 
+CANARY = 4  # probes of the first batch run alone: a program that hangs fails fast
+
 # A crash report names the implementation (its files, lines, install path): no rebuild could
 # match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
 _TRACE = re.compile(
@@ -135,20 +137,31 @@ class Explorer:
             for batch in self._batches(self._candidates(usages, corpus)):
                 if self._budget_spent(start):
                     break
-                outcomes = run_probes(sandbox, self.job, batch)
+                if self.state.probes_run == 0:
+                    outcomes = self._first_batch(sandbox, batch, plog, log_path)
+                else:
+                    outcomes = run_probes(sandbox, self.job, batch)
                 _log_batch(plog, batch, outcomes)
-                if self.state.probes_run == 0 and all(o.timed_out for o in outcomes):
-                    raise GenerationError(
-                        f"every probe of the first batch timed out "
-                        f"after {self.job.timeout:g}s: the program hangs",
-                        log_path,
-                    )
                 self._absorb(batch, outcomes)
         self._verify_on_gold(sandbox)
         if not self.state.kept:
             raise GenerationError("no probe gave a reproducible result to test", log_path)
         self.state.seconds = time.monotonic() - start
         return self.state
+
+    def _first_batch(
+        self, sandbox: Sandbox, batch: list[Probe], plog: TextIO, log_path: Path
+    ) -> list[Outcome]:
+        """The first batch, its first CANARY probes alone: a program that hangs fails after
+        CANARY probe timeouts, not a whole batch's (40 × 5 s by default)."""
+        head = run_probes(sandbox, self.job, batch[:CANARY])
+        if all(o.timed_out for o in head):
+            _log_batch(plog, batch[:CANARY], head)
+            raise GenerationError(
+                f"the first {len(head)} probes all timed out after {self.job.timeout:g}s: the program hangs",
+                log_path,
+            )
+        return head + run_probes(sandbox, self.job, batch[CANARY:])
 
     def _budget_spent(self, start: float) -> bool:
         cfg = self.config
