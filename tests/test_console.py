@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,22 @@ def test_a_server_named_by_the_profile_is_used_instead(tmp_path: Path, prefect_h
         runs = client.read_flow_runs(limit=200)
     states = [r.state_type for r in runs if r.parameters.get("source") == str(tmp_path / "missing")]
     assert states == [StateType.FAILED]
+
+
+def test_the_embedded_server_env_is_what_prefect_gives_its_own() -> None:
+    """cli_server copies the environment Prefect's SubprocessASGIServer starts its temporary
+    server with (it must not import Prefect first): a Prefect upgrade that changes it fails here."""
+    import ast
+    import inspect
+
+    from prefect.server.api.server import SubprocessASGIServer
+
+    from taskfoundry.cli_server import SERVER_ENV
+
+    source = textwrap.dedent(inspect.getsource(SubprocessASGIServer._run_uvicorn_command))
+    (found,) = [
+        ast.literal_eval(node.value)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+    ]
+    assert found == SERVER_ENV
