@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +25,9 @@ from taskfoundry.models import DropRecord
 class FilterConfig(BaseModel):
     gold_runs: int = Field(3, description="runs of the suite against the gold executable")
     dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
+    parallel: int = Field(
+        2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
+    )
 
 
 class FilterResult(BaseModel):
@@ -63,13 +67,17 @@ def run_filter(
     """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record."""
     now = datetime.now(UTC)
     dropped: dict[str, list[DropRecord]] = {k: list(v) for k, v in (pre_dropped or {}).items()}
-    gold = [grader.run() for _ in range(config.gold_runs)]
+    programs: list[bytes | None] = [None] * config.gold_runs
+    programs += [render_dummy(dummy, usage) for dummy in config.dummies]
+    # independent containers; a small suite's run is mostly container and pytest start-up
+    with ThreadPoolExecutor(config.parallel, thread_name_prefix="filter") as pool:
+        runs = list(pool.map(grader.run, programs))
+    gold = runs[: config.gold_runs]
     for name in tests:
         record = _gold_verdict([run.get(name, TestOutcome("error", "not run")) for run in gold], now)
         if record:
             dropped.setdefault(name, []).append(record)
-    for dummy in config.dummies:
-        results = grader.run(render_dummy(dummy, usage))
+    for dummy, results in zip(config.dummies, runs[config.gold_runs :], strict=True):
         for name in tests:
             if results.get(name, TestOutcome("error")).status == "passed":
                 dropped.setdefault(name, []).append(DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
