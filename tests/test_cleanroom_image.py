@@ -16,7 +16,7 @@ import pytest
 
 from taskfoundry.cleanroom.image import build_cleanroom, workspace_layer
 from taskfoundry.cleanroom.runtime import runtime_tar
-from taskfoundry.images.layer import commit_layer_image
+from taskfoundry.images.layer import commit_layer_image, tag_as_root
 from taskfoundry.sandbox.docker import DockerSandbox
 
 pytestmark = pytest.mark.docker
@@ -113,4 +113,24 @@ def test_commit_fallback_makes_the_same_workspace(docker_client, base_image, tmp
             )
         assert res.ok and res.stdout.decode().split() == ["root", "111", "worker", "755", "worker"]
     finally:
+        docker_client.images.remove(tag)
+
+
+def test_root_alias_runs_as_root_and_git_trusts_it(docker_client, base_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The `task_cleanroom_v6` alias ProgramBench's evaluator runs: root by default, and git works
+    in the worker's /workspace (root's git stops at "dubious ownership" there otherwise)."""
+    tag, _ = build_cleanroom(docker_client, base_image, GOLD, DOCS, tmp_path, REPO)
+    alias = f"{REPO}:root-alias"
+    try:
+        tag_as_root(docker_client, tag, alias)
+        assert docker_client.api.inspect_image(alias)["Config"]["User"] == "root"
+        git = "id -un && git status --porcelain && git rev-list --all --count"
+        with DockerSandbox(alias, client=docker_client) as box:
+            trusted = box.exec(git, timeout=60, user="root", workdir="/workspace")
+        with DockerSandbox(tag, client=docker_client) as box:
+            untrusted = box.exec(git, timeout=60, user="root", workdir="/workspace")
+        assert trusted.ok and trusted.stdout.decode().split() == ["root", "1"], trusted.text()
+        assert not untrusted.ok and b"dubious ownership" in untrusted.stderr
+    finally:
+        docker_client.images.remove(alias)
         docker_client.images.remove(tag)

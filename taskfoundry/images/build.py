@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import logging
 import os
 import tarfile
@@ -102,28 +101,6 @@ def tag_alias(client: docker.DockerClient, tag: str, alias: str) -> None:
         client.images.get(tag).tag(repo, version)
     except APIError as exc:
         raise ImageError(f"cannot tag {tag} as {alias}: {exc}") from exc
-
-
-def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
-    """`alias`: the image `tag` with root as its default user. ProgramBench's evaluator (>= 1.1)
-    runs every step as the image's user and rewrites /etc/resolv.conf before compiling, which
-    only root may do; the worker's own image (default user `worker`) stays as it is. git trusts
-    the worker's /workspace for root (its `git init` there would stop at "dubious ownership")."""
-    repo, _, version = alias.rpartition(":")
-    cmd = ["git", "config", "--system", "--add", "safe.directory", "*"]
-    try:
-        container = client.containers.run(tag, cmd, user="0:0", detach=True, network_mode="none")
-        try:
-            if container.wait(timeout=60).get("StatusCode") != 0:
-                raise ImageError(f"cannot make {alias}: {container.logs().decode()[-500:]}")
-            image = client.images.get(tag)
-            original = image.attrs["Config"].get("Cmd") or ["bash"]
-            changes = ["USER root", f"CMD {json.dumps(original)}"]
-            container.commit(repo, version, changes=changes)
-        finally:
-            container.remove(force=True)
-    except APIError as exc:
-        raise ImageError(f"cannot make {alias} from {tag}: {exc}") from exc
 
 
 def read_image_path(client: docker.DockerClient, image: str, path: str) -> bytes | None:

@@ -19,11 +19,12 @@ import docker
 from docker.errors import APIError
 
 from taskfoundry.errors import ImageError
-from taskfoundry.images.build import image_exists
-from taskfoundry.sandbox.tarutil import tar_files
+from taskfoundry.images.build import image_exists, read_image_path, tag_alias
+from taskfoundry.sandbox.tarutil import extract_one, tar_files
 
 log = logging.getLogger(__name__)
 _CREATED = "2000-01-01T00:00:00Z"  # fixed: the same inputs give the same image
+_TRUST_ALL = b"[safe]\n\tdirectory = *\n"
 
 
 def load_layer_image(
@@ -94,3 +95,24 @@ def commit_layer_image(
     except APIError as exc:
         raise ImageError(f"cannot make {tag} from {base}: {exc}") from exc
     return tag
+
+
+def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
+    """`alias`: the image `tag` with root as its default user. ProgramBench's evaluator (>= 1.1)
+    runs every step as the image's user and rewrites /etc/resolv.conf before compiling, which
+    only root may do; the worker's own image (default user `worker`) stays as it is. git trusts
+    the worker's /workspace for root (its `git init` there would stop at "dubious ownership"):
+    one layer, /etc/gitconfig with safe.directory added, loaded (a commit took 8-10 s)."""
+    found = read_image_path(client, tag, "/etc/gitconfig")
+    gitconfig = (extract_one([found]) if found else b"") + _TRUST_ALL
+    layer = tar_files({"etc/gitconfig": gitconfig})
+    try:
+        image_id = str(client.api.inspect_image(tag)["Id"])
+    except APIError as exc:
+        raise ImageError(f"cannot make {alias} from {tag}: {exc}") from exc
+    repo, _, _ = alias.rpartition(":")
+    made = f"{repo}:root-{hashlib.sha256(image_id.encode() + layer).hexdigest()[:16]}"
+    comment = "taskfoundry: root by default; git trusts every directory"
+    load_layer_image(client, tag, layer, made, config={"User": "root"}, comment=comment)
+    tag_alias(client, made, alias)
+    client.images.remove(made)  # the alias keeps the image: one name, not two

@@ -13,7 +13,8 @@ import docker
 from taskfoundry import atomic
 from taskfoundry.config import Config
 from taskfoundry.harness.suite import suite_tarball
-from taskfoundry.images.build import tag_alias, tag_as_root
+from taskfoundry.images.build import tag_alias
+from taskfoundry.images.layer import tag_as_root
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
