@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import os
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -11,9 +14,11 @@ from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import dockerfile
 from taskfoundry.builders.deps import Deps, prepare_deps
 from taskfoundry.builders.detect import detect_recipe
+from taskfoundry.builders.inputs import merged_env
 from taskfoundry.builders.pick import choose, copy_built, norm
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
+from taskfoundry.sandbox.tarutil import tar_tree
 
 GO_MAIN = 'package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/lib"\n\t"example.com/tool/internal/x"\n)\n'
 
@@ -72,9 +77,31 @@ def test_toolchain_dockerfile_is_order_free() -> None:
 
 def test_build_dockerfile_layers(tmp_path: Path) -> None:
     repo = _tree(tmp_path, {"pyproject.toml": "[project]\nname='p'\n[project.scripts]\np='p:main'\n"})
-    text = dockerfile("tc:1", detect_recipe(repo), Deps(env={"A": "b c"}), has_deps=True)
-    assert text.startswith("FROM tc:1\nENV A='b c'\nCOPY deps /deps\nCOPY src /src\n")
+    text = dockerfile("build-x:inputs-1", detect_recipe(repo))
+    assert text.startswith("FROM build-x:inputs-1\nRUN cp -a /src /cov")
+    assert text.count("RUN ") == 1 and "COPY" not in text and "ENV" not in text  # one commit
     assert "check.sh script" in text and "gold build done" in text
+
+
+def test_inputs_env_is_set_over_the_images() -> None:
+    env = merged_env(["PATH=/usr/bin:/bin", "A=1", "EMPTY="], {"C": "d", "A": "b c"})
+    assert env == ["PATH=/usr/bin:/bin", "A=b c", "EMPTY=", "C=d"]
+
+
+def test_tree_layer_is_what_copy_makes(tmp_path: Path) -> None:
+    src = _tree(tmp_path / "src", {"a.sh": "echo\n", "sub/b.txt": "b"})
+    (src / "a.sh").chmod(0o750)
+    (src / "link").symlink_to("sub/b.txt")
+    os.utime(src / "sub" / "b.txt", (1_000_000, 1_000_000))
+    layer = tarfile.open(fileobj=io.BytesIO(tar_tree({"src": src, "task/run.sh": src / "a.sh"})))
+    members = {m.name: m for m in layer.getmembers()}
+    expected = ["src", "src/a.sh", "src/link", "src/sub", "src/sub/b.txt", "task", "task/run.sh"]
+    assert sorted(members) == expected
+    assert all((m.uid, m.gid, m.uname) == (0, 0, "root") for m in members.values())
+    assert members["src"].mode == members["task"].mode == 0o755 and members["task"].isdir()
+    assert members["src/a.sh"].mode == members["task/run.sh"].mode == 0o750
+    assert members["src/link"].issym() and members["src/link"].linkname == "sub/b.txt"
+    assert members["src/sub/b.txt"].mtime == 1_000_000
 
 
 def test_pick_helpers() -> None:

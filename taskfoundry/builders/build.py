@@ -4,7 +4,9 @@ Layers: base -> toolchain (the recipe's packages) -> this build, each tagged by 
 of its inputs and never rebuilt once it exists. Image layout: /src (the repository,
 gold build done in it), /cov (a second copy, built with coverage), /deps (dependencies
 fetched on the host), /task/gold/executable, /task/cov/executable, /task/recipe.json.
-The context, Dockerfile and log of each build are kept in `<workdir>/builds/<task id>/`.
+The inputs (context/: src, deps, scripts) go in as one loaded layer (`builders.inputs`),
+then image/Dockerfile's one RUN builds; both and the log are kept in
+`<workdir>/builds/<task id>/`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 import docker
 from pydantic import BaseModel, Field
 
-from taskfoundry.builders.deps import Deps, prepare_deps
+from taskfoundry.builders.deps import prepare_deps
 from taskfoundry.builders.detect_c import GOLD_BUILD
-from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
+from taskfoundry.builders.inputs import inputs_image
+from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.build import build_image
@@ -86,18 +89,14 @@ rm -rf $st
 STAGED_KINDS = {"make", "autotools", "cmake", "meson"}
 
 
-def dockerfile(image: str, recipe: Recipe, deps: Deps, has_deps: bool) -> str:
-    env = "".join(f"ENV {k}={shlex.quote(v)}\n" for k, v in sorted(deps.env.items()))
+def dockerfile(inputs: str, recipe: Recipe) -> str:
+    """FROM the inputs image (`builders.inputs`), then one RUN: the gold and the coverage build."""
     gold = shlex.quote(recipe.executable)
     cov = shlex.quote(recipe.coverage_executable)
     kind = "script" if recipe.source_visible else "native"
     staged = recipe.kind in STAGED_KINDS
     return (
-        f"FROM {image}\n{env}"
-        + (f"COPY deps {DEPS}\n" if has_deps else "")
-        + "COPY src /src\nCOPY build.sh build-cov.sh check.sh recipe.json "
-        + ("stage.sh " if staged else "")
-        + "/task/\n"
+        f"FROM {inputs}\n"
         # one RUN: every step is a container start and a layer commit, slow on this storage
         f"RUN cp -a /src {COV_ROOT} \\\n"
         f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
@@ -135,9 +134,14 @@ def run_build(
     if recipe.kind in STAGED_KINDS:
         (context / "stage.sh").write_text(_STAGE)
     (context / "recipe.json").write_text(json.dumps(recipe.model_dump(), sort_keys=True))
-    has_deps = (context / "deps").exists()
-    (context / "Dockerfile").write_text(dockerfile(toolchain.image, recipe, deps, has_deps))
-    tag, built = build_image(client, context, names.build_repo, builddir / "build.log")
+    scripts = ["build.sh", "build-cov.sh", "check.sh", "recipe.json"]
+    scripts += ["stage.sh"] if recipe.kind in STAGED_KINDS else []
+    inputs = inputs_image(client, toolchain.image, context, scripts, deps.env, names.build_repo)
+    image_dir = builddir / "image"  # the Dockerfile alone: its context is the inputs image
+    shutil.rmtree(image_dir, ignore_errors=True)
+    image_dir.mkdir(parents=True)
+    (image_dir / "Dockerfile").write_text(dockerfile(inputs, recipe))
+    tag, built = build_image(client, image_dir, names.build_repo, builddir / "build.log")
     return BuildResult(
         image=tag,
         built=built,

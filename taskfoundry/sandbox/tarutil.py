@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import tarfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -14,6 +15,34 @@ def tar_dir(src: Path, arcname: str) -> bytes:
     with tarfile.open(fileobj=buf, mode="w") as tar:
         tar.add(str(src), arcname=arcname)
     return buf.getvalue()
+
+
+def tar_tree(entries: Mapping[str, Path]) -> bytes:
+    """A tar of host files and directories, each at its destination (a relative path), owned
+    by root with their modes and times kept, as a Dockerfile's `COPY` leaves them; missing
+    parent directories are added (0755)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        made: set[str] = set()
+        for dest, src in entries.items():
+            parts = dest.split("/")
+            for i in range(1, len(parts)):
+                parent = "/".join(parts[:i])
+                if parent not in made:
+                    made.add(parent)
+                    info = tarfile.TarInfo(parent)
+                    info.type, info.mode = tarfile.DIRTYPE, 0o755
+                    tar.addfile(_as_copied(info, parent))
+            tar.add(str(src), arcname=dest, filter=functools.partial(_as_copied, top=dest))
+    return buf.getvalue()
+
+
+def _as_copied(info: tarfile.TarInfo, top: str) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    if info.name == top and info.isdir():
+        info.mode = 0o755  # COPY makes the destination directory itself 0755
+    return info
 
 
 def tar_file(data: bytes, name: str, mode: int = 0o644, uid: int = 0) -> bytes:
