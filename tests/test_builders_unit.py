@@ -14,10 +14,10 @@ from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import dockerfile
 from taskfoundry.builders.deps import Deps, prepare_deps
 from taskfoundry.builders.detect import detect_recipe
-from taskfoundry.builders.inputs import merged_env
 from taskfoundry.builders.pick import choose, copy_built, norm
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
+from taskfoundry.images.layer import merged_env
 from taskfoundry.sandbox.tarutil import tar_tree
 
 GO_MAIN = 'package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/lib"\n\t"example.com/tool/internal/x"\n)\n'

@@ -4,7 +4,7 @@ Layers: base -> toolchain (the recipe's packages) -> this build, each tagged by 
 of its inputs and never rebuilt once it exists. Image layout: /src (the repository,
 gold build done in it), /cov (a second copy, built with coverage), /deps (dependencies
 fetched on the host), /task/gold/executable, /task/cov/executable, /task/recipe.json.
-The inputs (context/: src, deps, scripts) go in as one loaded layer (`builders.inputs`),
+The inputs (context/: src, deps, scripts) go in as one loaded layer (`images.layer`),
 then image/Dockerfile's one RUN builds; both and the log are kept in
 `<workdir>/builds/<task id>/`.
 """
@@ -22,11 +22,11 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.builders.deps import prepare_deps
 from taskfoundry.builders.detect_c import GOLD_BUILD
-from taskfoundry.builders.inputs import inputs_image
-from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, GOLD, RUNTIME_TAR
+from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.build import build_image
+from taskfoundry.images.layer import inputs_image
 from taskfoundry.naming import TaskNames
 from taskfoundry.sources import Checkout
 
@@ -90,7 +90,7 @@ STAGED_KINDS = {"make", "autotools", "cmake", "meson"}
 
 
 def dockerfile(inputs: str, recipe: Recipe) -> str:
-    """FROM the inputs image (`builders.inputs`), then one RUN: the gold and the coverage build."""
+    """FROM the inputs image (`images.layer.inputs_image`), then one RUN: the gold and the coverage build."""
     gold = shlex.quote(recipe.executable)
     cov = shlex.quote(recipe.coverage_executable)
     kind = "script" if recipe.source_visible else "native"
@@ -136,7 +136,10 @@ def run_build(
     (context / "recipe.json").write_text(json.dumps(recipe.model_dump(), sort_keys=True))
     scripts = ["build.sh", "build-cov.sh", "check.sh", "recipe.json"]
     scripts += ["stage.sh"] if recipe.kind in STAGED_KINDS else []
-    inputs = inputs_image(client, toolchain.image, context, scripts, deps.env, names.build_repo)
+    entries = {"/src": context / "src", **{f"/task/{name}": context / name for name in scripts}}
+    if (context / "deps").exists():
+        entries[DEPS] = context / "deps"
+    inputs = inputs_image(client, toolchain.image, entries, deps.env, names.build_repo)
     image_dir = builddir / "image"  # the Dockerfile alone: its context is the inputs image
     shutil.rmtree(image_dir, ignore_errors=True)
     image_dir.mkdir(parents=True)

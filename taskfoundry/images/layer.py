@@ -1,4 +1,5 @@
-"""An image made of an existing image plus one layer tar, loaded with `docker load`.
+"""An image made of an existing image plus one layer tar, loaded with `docker load`; and the
+inputs image, host files in one such layer, that a Dockerfile's COPY and ENV steps would make.
 
 Why not `docker build`: on this engine's storage driver (fuse-overlayfs, a naive diff)
 every Dockerfile step runs a container and commits it, and each commit diffs the whole
@@ -13,14 +14,15 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import docker
 from docker.errors import APIError
 
 from taskfoundry.errors import ImageError
-from taskfoundry.images.build import image_exists, read_image_path, tag_alias
-from taskfoundry.sandbox.tarutil import extract_one, tar_files
+from taskfoundry.images.build import context_hash, image_exists, read_image_path, tag_alias
+from taskfoundry.sandbox.tarutil import extract_one, tar_files, tar_tree
 
 log = logging.getLogger(__name__)
 _CREATED = "2000-01-01T00:00:00Z"  # fixed: the same inputs give the same image
@@ -116,3 +118,44 @@ def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
     load_layer_image(client, tag, layer, made, config={"User": "root"}, comment=comment)
     tag_alias(client, made, alias)
     client.images.remove(made)  # the alias keeps the image: one name, not two
+
+
+def inputs_image(
+    client: docker.DockerClient,
+    base: str,
+    entries: Mapping[str, Path],
+    env: Mapping[str, str],
+    repository: str,
+) -> str:
+    """`<repository>:inputs-<hash>`: `base` + each host file or directory of `entries` at its
+    destination (an absolute path), root's, with `env` set: what `ENV` and `COPY` steps make.
+    As Dockerfile steps each ran a container and committed it, and on a storage driver without
+    native diffs (fuse-overlayfs, this engine's) each commit walks the whole file system, 8-10 s
+    a step. Named by content (files rebuilt on the host get new times: the same inputs must
+    find the same image); an existing one is not loaded again."""
+    try:
+        info = client.api.inspect_image(base)
+    except APIError as exc:
+        raise ImageError(f"cannot read the image {base}: {exc}") from exc
+    config_env = merged_env((info.get("Config") or {}).get("Env") or [], env)
+    contents = [(dest, _content_hash(src)) for dest, src in sorted(entries.items())]
+    key = json.dumps([info["Id"], config_env, contents]).encode()
+    tag = f"{repository}:inputs-{hashlib.sha256(key).hexdigest()[:16]}"
+    if not image_exists(client, tag):
+        layer = tar_tree({dest.lstrip("/"): src for dest, src in entries.items()})
+        comment = f"taskfoundry: {' '.join(sorted(entries))}"
+        load_layer_image(client, base, layer, tag, config={"Env": config_env}, comment=comment)
+    return tag
+
+
+def merged_env(image_env: list[str], env: Mapping[str, str]) -> list[str]:
+    """The image's `K=V` list with `env` set over it, as `ENV` steps would leave it."""
+    pairs = dict(item.partition("=")[::2] for item in image_env)
+    pairs.update(sorted(env.items()))
+    return [f"{k}={v}" for k, v in pairs.items()]
+
+
+def _content_hash(path: Path) -> str:
+    if path.is_dir():
+        return context_hash(path)
+    return hashlib.sha256(oct(path.stat().st_mode & 0o777).encode() + path.read_bytes()).hexdigest()

@@ -34,6 +34,7 @@ def tar_tree(entries: Mapping[str, Path]) -> bytes:
                     info.type, info.mode = tarfile.DIRTYPE, 0o755
                     tar.addfile(_as_copied(info, parent))
             tar.add(str(src), arcname=dest, filter=functools.partial(_as_copied, top=dest))
+            made.add(dest)
     return buf.getvalue()
 
 

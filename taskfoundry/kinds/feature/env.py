@@ -25,6 +25,7 @@ from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError, FeatureError
 from taskfoundry.images.base import ensure_base_image
 from taskfoundry.images.build import build_image
+from taskfoundry.images.layer import inputs_image
 from taskfoundry.kinds.feature.requirements import test_requirements
 from taskfoundry.kinds.feature.results import EnvStage, TestCase
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS, VENV, RepoBox, repo_files
@@ -52,8 +53,14 @@ def environment_stage(
     base = ensure_base_image(settings.base, client)
     requirements = test_requirements(repo, settings.feature.test_requires)
     context = names.work_dir / "feature" / names.task_id / "env"
-    notes = _context(context, base, requirements, names.work_dir / "cache" / "feature-wheels")
-    image, built = build_image(client, context, f"{names.namespace}/feature-env", context.parent / "env.log")
+    notes = _context(context, requirements, names.work_dir / "cache" / "feature-wheels")
+    repository = f"{names.namespace}/feature-env"
+    entries = {WHEELS: context / "wheels", f"{WHEELS}/requirements.txt": context / "requirements.txt"}
+    inputs = inputs_image(client, base, entries, {}, repository)
+    image_dir = context.parent / "env-image"  # the Dockerfile alone
+    image_dir.mkdir(parents=True, exist_ok=True)
+    (image_dir / "Dockerfile").write_text(_dockerfile(inputs))
+    image, built = build_image(client, image_dir, repository, context.parent / "env.log")
     files = repo_files(repo)
     with DockerSandbox(image, CHECK_LIMITS, client=client) as box:
         runner = RepoBox(box)
@@ -97,21 +104,25 @@ def split_files(tests: list[TestCase]) -> tuple[list[str], dict[str, str]]:
     return passing, failing
 
 
-def _context(context: Path, base: str, requirements: list[str], cache: Path) -> list[str]:
-    """The image's build context: the wheelhouse, the requirement list, the Dockerfile."""
+def _context(context: Path, requirements: list[str], cache: Path) -> list[str]:
+    """The image's inputs: the wheelhouse and the requirement list."""
     shutil.rmtree(context, ignore_errors=True)
     context.mkdir(parents=True)
     wheels, kept, notes = wheelhouse(requirements, cache)
     shutil.copytree(wheels, context / "wheels")
     (context / "requirements.txt").write_text("".join(f"{r}\n" for r in kept))
-    (context / "Dockerfile").write_text(
-        f"FROM {base}\nCOPY wheels {WHEELS}\nCOPY requirements.txt {WHEELS}/requirements.txt\n"
+    return notes
+
+
+def _dockerfile(inputs: str) -> str:
+    """FROM the inputs image (the wheelhouse in WHEELS), then one RUN."""
+    return (
+        f"FROM {inputs}\n"
         f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {VENV}/bin/pip install --no-index --find-links {WHEELS} --no-cache-dir "
         f"--disable-pip-version-check -r {WHEELS}/requirements.txt \\\n"
         f" && mkdir -p /workspace && chown 1000:1000 /workspace\n"
     )
-    return notes
 
 
 def wheelhouse(requirements: list[str], cache: Path) -> tuple[Path, list[str], list[str]]:

@@ -17,6 +17,7 @@ import docker
 from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError
 from taskfoundry.images.build import build_image
+from taskfoundry.images.layer import inputs_image
 
 VENV = "/opt/tf-fn"
 PYTHON = f"{VENV}/bin/python"
@@ -37,11 +38,11 @@ settings(max_examples=5, database=None)(lambda a, b, c: None))()
 """
 
 
-def dockerfile(base: str, libraries: list[str]) -> str:
+def dockerfile(inputs: str, libraries: list[str]) -> str:
+    """FROM the inputs image (wheels in /opt/tf-fn-wheels, the ENV), then one RUN."""
     wants = " ".join(["hypothesis", "coverage", *libraries])
     return (
-        f"FROM {base}\nENV HYPOTHESIS_STORAGE_DIRECTORY={HYPOTHESIS_DIR}\n"
-        "COPY wheels /opt/tf-fn-wheels\n"
+        f"FROM {inputs}\n"
         f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/$(cd /opt/tf-fn-wheels && ls pip-*.whl)/pip install --no-index"
         f" --no-cache-dir --disable-pip-version-check --find-links /opt/tf-fn-wheels {wants} \\\n"
@@ -88,5 +89,10 @@ def ensure_env_image(
     shutil.rmtree(context, ignore_errors=True)
     shutil.copytree(wheels, context / "wheels")
     (context / "wheels" / "warm.py").write_text(_WARM)
-    (context / "Dockerfile").write_text(dockerfile(base, sorted(libraries)))
-    return build_image(client, context, f"{namespace}/function-env", context.parent / f"{key}.log")
+    repository = f"{namespace}/function-env"
+    env = {"HYPOTHESIS_STORAGE_DIRECTORY": HYPOTHESIS_DIR}
+    inputs = inputs_image(client, base, {"/opt/tf-fn-wheels": context / "wheels"}, env, repository)
+    image_dir = context.parent / f"{key}-image"  # the Dockerfile alone
+    image_dir.mkdir(parents=True, exist_ok=True)
+    (image_dir / "Dockerfile").write_text(dockerfile(inputs, sorted(libraries)))
+    return build_image(client, image_dir, repository, context.parent / f"{key}.log")
