@@ -33,7 +33,8 @@ def csvq_build(docker_client, base_image, tmp_path_factory):  # type: ignore[no-
 def _explore(csvq_build, docker_client, tmp_path: Path, **cfg: object):  # type: ignore[no-untyped-def]
     src, build = csvq_build
     job = RunnerJob(executable=COVERAGE, coverage="gcov", cov_root=COV_ROOT, timeout=5)
-    explorer = Explorer(ExplorerConfig.model_validate(cfg), job, GOLD)
+    # growth 1: max_probes is the budget (the adaptive one is for real builds, not these checks)
+    explorer = Explorer(ExplorerConfig.model_validate({"growth": 1.0, **cfg}), job, GOLD)
     with DockerSandbox(build.image, PROBE_LIMITS, client=docker_client) as box:
         install_runner(box)
         usage = capture_usage(box, GOLD, 5)
