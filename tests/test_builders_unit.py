@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.builders.agent import coverage_kind, script_lines
-from taskfoundry.builders.build import dockerfile
+from taskfoundry.builders.build import build_run
 from taskfoundry.builders.deps import Deps, prepare_deps
 from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import choose, copy_built, norm
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
-from taskfoundry.images.layer import merged_env
+from taskfoundry.images.layer import merged_env, on_inputs
 from taskfoundry.sandbox.tarutil import tar_tree
 
 GO_MAIN = 'package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/lib"\n\t"example.com/tool/internal/x"\n)\n'
@@ -77,7 +77,7 @@ def test_toolchain_dockerfile_is_order_free() -> None:
 
 def test_build_dockerfile_layers(tmp_path: Path) -> None:
     repo = _tree(tmp_path, {"pyproject.toml": "[project]\nname='p'\n[project.scripts]\np='p:main'\n"})
-    text = dockerfile("build-x:inputs-1", detect_recipe(repo))
+    text = on_inputs("build-x:inputs-1", build_run(detect_recipe(repo)))
     assert text.startswith("FROM build-x:inputs-1\nRUN cp -a /src /cov")
     assert text.count("RUN ") == 1 and "COPY" not in text and "ENV" not in text  # one commit
     assert "check.sh script" in text and "gold build done" in text

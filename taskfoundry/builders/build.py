@@ -25,8 +25,7 @@ from taskfoundry.builders.detect_c import GOLD_BUILD
 from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.toolchain import ensure_toolchain
-from taskfoundry.images.build import build_image
-from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.layer import build_on_inputs, inputs_image
 from taskfoundry.naming import TaskNames
 from taskfoundry.sources import Checkout
 
@@ -89,16 +88,15 @@ rm -rf $st
 STAGED_KINDS = {"make", "autotools", "cmake", "meson"}
 
 
-def dockerfile(inputs: str, recipe: Recipe) -> str:
-    """FROM the inputs image (`images.layer.inputs_image`), then one RUN: the gold and the coverage build."""
+def build_run(recipe: Recipe) -> str:
+    """The one RUN over the inputs image (`images.layer.build_on_inputs`): the gold and the
+    coverage build."""
     gold = shlex.quote(recipe.executable)
     cov = shlex.quote(recipe.coverage_executable)
     kind = "script" if recipe.source_visible else "native"
     staged = recipe.kind in STAGED_KINDS
     return (
-        f"FROM {inputs}\n"
-        # one RUN: every step is a container start and a layer commit, slow on this storage
-        f"RUN cp -a /src {COV_ROOT} \\\n"
+        f"cp -a /src {COV_ROOT} \\\n"
         f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
         + (f" && sh /task/stage.sh {recipe.kind} \\\n" if staged else "")
         + f" && echo '{GOLD_DONE}' \\\n"
@@ -106,7 +104,7 @@ def dockerfile(inputs: str, recipe: Recipe) -> str:
         f" && install -D -m 0755 {COV_ROOT}/{cov} {COVERAGE} \\\n"
         f" && sh /task/check.sh {kind} \\\n"
         # probes run as the worker user and write coverage data beside the objects
-        f" && chmod -R a+rwX {COV_ROOT} && (test ! -d {COV_BUILD} || chmod -R a+rwX {COV_BUILD})\n"
+        f" && chmod -R a+rwX {COV_ROOT} && (test ! -d {COV_BUILD} || chmod -R a+rwX {COV_BUILD})"
     )
 
 
@@ -140,11 +138,10 @@ def run_build(
     if (context / "deps").exists():
         entries[DEPS] = context / "deps"
     inputs = inputs_image(client, toolchain.image, entries, deps.env, names.build_repo)
-    image_dir = builddir / "image"  # the Dockerfile alone: its context is the inputs image
-    shutil.rmtree(image_dir, ignore_errors=True)
-    image_dir.mkdir(parents=True)
-    (image_dir / "Dockerfile").write_text(dockerfile(inputs, recipe))
-    tag, built = build_image(client, image_dir, names.build_repo, builddir / "build.log")
+    image_dir = builddir / "image"
+    tag, built = build_on_inputs(
+        client, inputs, build_run(recipe), image_dir, names.build_repo, builddir / "build.log"
+    )
     return BuildResult(
         image=tag,
         built=built,

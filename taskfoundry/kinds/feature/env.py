@@ -24,8 +24,7 @@ from taskfoundry.builders.detect_python import project_name
 from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError, FeatureError
 from taskfoundry.images.base import ensure_base_image
-from taskfoundry.images.build import build_image
-from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.layer import build_on_inputs, inputs_image
 from taskfoundry.kinds.feature.requirements import test_requirements
 from taskfoundry.kinds.feature.results import EnvStage, TestCase
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS, VENV, RepoBox, repo_files
@@ -57,10 +56,8 @@ def environment_stage(
     repository = f"{names.namespace}/feature-env"
     entries = {WHEELS: context / "wheels", f"{WHEELS}/requirements.txt": context / "requirements.txt"}
     inputs = inputs_image(client, base, entries, {}, repository)
-    image_dir = context.parent / "env-image"  # the Dockerfile alone
-    image_dir.mkdir(parents=True, exist_ok=True)
-    (image_dir / "Dockerfile").write_text(_dockerfile(inputs))
-    image, built = build_image(client, image_dir, repository, context.parent / "env.log")
+    folder, logfile = context.parent / "env-image", context.parent / "env.log"
+    image, built = build_on_inputs(client, inputs, _env_run(), folder, repository, logfile)
     files = repo_files(repo)
     with DockerSandbox(image, CHECK_LIMITS, client=client) as box:
         runner = RepoBox(box)
@@ -114,14 +111,13 @@ def _context(context: Path, requirements: list[str], cache: Path) -> list[str]:
     return notes
 
 
-def _dockerfile(inputs: str) -> str:
-    """FROM the inputs image (the wheelhouse in WHEELS), then one RUN."""
+def _env_run() -> str:
+    """The one RUN over the inputs image (the wheelhouse in WHEELS)."""
     return (
-        f"FROM {inputs}\n"
-        f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
+        f"python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {VENV}/bin/pip install --no-index --find-links {WHEELS} --no-cache-dir "
         f"--disable-pip-version-check -r {WHEELS}/requirements.txt \\\n"
-        f" && mkdir -p /workspace && chown 1000:1000 /workspace\n"
+        f" && mkdir -p /workspace && chown 1000:1000 /workspace"
     )
 
 

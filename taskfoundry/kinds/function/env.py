@@ -16,8 +16,7 @@ import docker
 
 from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError
-from taskfoundry.images.build import build_image
-from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.layer import build_on_inputs, inputs_image
 
 VENV = "/opt/tf-fn"
 PYTHON = f"{VENV}/bin/python"
@@ -38,17 +37,16 @@ settings(max_examples=5, database=None)(lambda a, b, c: None))()
 """
 
 
-def dockerfile(inputs: str, libraries: list[str]) -> str:
-    """FROM the inputs image (wheels in /opt/tf-fn-wheels, the ENV), then one RUN."""
+def env_run(libraries: list[str]) -> str:
+    """The one RUN over the inputs image (wheels in /opt/tf-fn-wheels, the ENV)."""
     wants = " ".join(["hypothesis", "coverage", *libraries])
     return (
-        f"FROM {inputs}\n"
-        f"RUN python3 -m venv --system-site-packages {VENV} \\\n"
+        f"python3 -m venv --system-site-packages {VENV} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/$(cd /opt/tf-fn-wheels && ls pip-*.whl)/pip install --no-index"
         f" --no-cache-dir --disable-pip-version-check --find-links /opt/tf-fn-wheels {wants} \\\n"
         f" && {PYTHON} /opt/tf-fn-wheels/warm.py \\\n"
         " && rm -rf /opt/tf-fn-wheels && mkdir -p /work && chmod 1777 /work"
-        f" && chmod -R a+rX {HYPOTHESIS_DIR}\n"
+        f" && chmod -R a+rX {HYPOTHESIS_DIR}"
     )
 
 
@@ -92,7 +90,7 @@ def ensure_env_image(
     repository = f"{namespace}/function-env"
     env = {"HYPOTHESIS_STORAGE_DIRECTORY": HYPOTHESIS_DIR}
     inputs = inputs_image(client, base, {"/opt/tf-fn-wheels": context / "wheels"}, env, repository)
-    image_dir = context.parent / f"{key}-image"  # the Dockerfile alone
-    image_dir.mkdir(parents=True, exist_ok=True)
-    (image_dir / "Dockerfile").write_text(dockerfile(inputs, sorted(libraries)))
-    return build_image(client, image_dir, repository, context.parent / f"{key}.log")
+    run = env_run(sorted(libraries))
+    return build_on_inputs(
+        client, inputs, run, context.parent / f"{key}-image", repository, context.parent / f"{key}.log"
+    )
