@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,63 @@ def test_prose_and_config_that_parse_as_expressions_are_not_source() -> None:
         "# Title\n\nSome words here.\n",
     ):
         assert shingles.parse_as_source(text.encode()) is None, text
+
+
+def _corpus() -> list[bytes]:
+    """Code, docs and data of this project and its examples, and texts made to sit near the gate."""
+    root = EXAMPLES.parent
+    paths = [
+        *EXAMPLES.rglob("*"),
+        *(root / "taskfoundry" / "cleanroom").glob("*.py"),
+        *(root / "docs").glob("*.md"),
+    ]
+    texts = [p.read_bytes() for p in sorted(paths) if p.is_file() and p.stat().st_size < 200_000]
+    made = [
+        "struct Point::Point(int x) : x_(x) {}\nPoint::Point() = /* kept */ default;\n",
+        "class Widget {\npublic:\n  Widget(const Widget&) =\n      delete;\n};\n",
+        "Widget::~Widget() = default;  // no brace anywhere in this text\n",
+        "fn main() -> u32 { 42 }\n",
+        "func Add(a, b int) int { return a + b }\n",
+        "type Pair struct{ A, B int }\n",
+        "async def fetch(url):\n    return await get(url)\n",
+        "default output is not changed; delete the file to reset it\n",
+    ]
+    return texts + [t.encode() for t in made]
+
+
+def test_the_definition_gate_changes_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text the gate keeps from a grammar (no brace, no keyword) has no definition under it:
+    every verdict is what parsing it under all five grammars gives."""
+    corpus = _corpus()
+    gated = [shingles._parse_as_source(data, 0.02) for data in corpus]
+    every = re.compile(rb"")
+    monkeypatch.setattr(shingles, "_NEEDS", dict.fromkeys(shingles.GRAMMARS, every))
+    assert [shingles._parse_as_source(data, 0.02) for data in corpus] == gated
+    assert sum(hit is not None for hit in gated) > 20  # the corpus has code, and it is found
+    default_only = corpus[-6]  # a C++ text whose one definition has no brace
+    assert b"{" not in default_only and gated[-6] is not None and gated[-6].language == "cpp"
+
+
+@dataclass
+class _Node:
+    """Just what error_bytes reads of a tree-sitter node."""
+
+    type: str
+    children: list[_Node]
+    start_byte: int = 0
+    end_byte: int = 0
+    is_missing: bool = False
+    has_error: bool = True
+
+
+def test_error_bytes_of_a_tree_deeper_than_the_stack() -> None:
+    """Prose parsed as C can nest its errors thousands of levels deep (GNU hello's ABOUT-NLS, a
+    table of `|` and `[]`, is 2,620): counting them must not overflow Python's stack."""
+    node = _Node("ERROR", [], 10, 17)
+    for _ in range(5000):
+        node = _Node("binary_expression", [_Node("identifier", [], has_error=False), node])
+    deep = _Node("translation_unit", [node, _Node("ERROR", [], 0, 3), _Node("x", [], is_missing=True)])
+    assert shingles.error_bytes(deep) == 7 + 3 + 1  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -56,6 +56,17 @@ DEFINITIONS = {
     "go": "[(function_declaration) (method_declaration) (type_declaration)] @def",
     "python": "[(function_definition) (class_definition)] @def",
 }
+# What every definition of DEFINITIONS has in its text, so a text without it has none there
+# and is not parsed as that language: parsing is most of the cleanroom's time on data-heavy
+# programs (figlet's fonts: five grammars a font). C's and C++'s bodies and namespaces have
+# braces; C++'s `= default;` and `= delete;` have none (comments may stand after the `=`).
+_NEEDS = {
+    "c": re.compile(rb"\{"),
+    "cpp": re.compile(rb"\{|=(?:\s|/\*.*?\*/|//[^\n]*)*(?:default|delete)\b", re.S),
+    "rust": re.compile(rb"\b(?:fn|struct|enum|impl|trait|mod)\b"),
+    "go": re.compile(rb"\b(?:func|type)\b"),
+    "python": re.compile(rb"\b(?:def|class)\b"),
+}
 COMMENT_NODES = {"comment", "line_comment", "block_comment"}
 STRING_NODES = {
     "string_literal",
@@ -126,10 +137,17 @@ class ParseHit:
 
 
 def error_bytes(node: Node) -> int:
-    """Bytes covered by ERROR nodes (only subtrees that contain an error are visited)."""
-    if node.type == "ERROR" or node.is_missing:
-        return max(node.end_byte - node.start_byte, 1)
-    return sum(error_bytes(child) for child in node.children if child.has_error)
+    """Bytes covered by ERROR nodes (only subtrees that contain an error are visited). A loop,
+    not recursion: prose parsed as C nests errors deeper than Python's stack (GNU hello's
+    ABOUT-NLS)."""
+    total, todo = 0, [node]
+    while todo:
+        item = todo.pop()
+        if item.type == "ERROR" or item.is_missing:
+            total += max(item.end_byte - item.start_byte, 1)
+        else:
+            todo += [child for child in item.children if child.has_error]
+    return total
 
 
 _PARSED: dict[tuple[bytes, float], ParseHit | None] = {}
@@ -157,6 +175,8 @@ def _parse_as_source(data: bytes, max_error_ratio: float) -> ParseHit | None:
         return None
     best: ParseHit | None = None
     for lang in GRAMMARS:
+        if not _NEEDS[lang].search(data):
+            continue  # no definition can be there
         tree = parse(data, lang)
         ratio = error_bytes(tree.root_node) / len(data) if tree.root_node.has_error else 0.0
         if ratio > max_error_ratio:
