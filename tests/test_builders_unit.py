@@ -14,6 +14,7 @@ from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import build_run
 from taskfoundry.builders.deps import Deps, prepare_deps
 from taskfoundry.builders.detect import detect_recipe
+from taskfoundry.builders.detect_c import make_tool_packages
 from taskfoundry.builders.pick import choose, copy_built, norm
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
@@ -115,3 +116,15 @@ def test_agent_scripts_become_recipe_lines(tmp_path: Path) -> None:
     assert script_lines(text) == ["cc -o executable main.c", "if true; then", "  strip executable", "fi"]
     assert coverage_kind(_tree(tmp_path / "c", {"main.c": ""})) == "gcov"
     assert coverage_kind(_tree(tmp_path / "r", {"src/main.rs": ""})) == "llvm"
+
+
+def test_make_tools_become_packages() -> None:
+    makefile = (
+        "MSGFMT = msgfmt\nYACC ?= bison -y\n"
+        "po/%.mo: po/%.po\n\t$(MSGFMT) -c $< -o $@\n"
+        "parse.c: parse.y\n\t@flex -o $@ $<\n"
+        "# flex and msgmerge are named here, in a comment: not run\n"
+        "doc:\n\techo 'run xgettext by hand'\n\tflex-config --x\n"
+    )
+    assert make_tool_packages(makefile) == ["bison", "flex", "gettext"]
+    assert make_tool_packages("all: prog\nprog: main.o\n\t$(CC) -o $@ $^\n") == []

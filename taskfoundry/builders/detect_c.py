@@ -26,6 +26,19 @@ from taskfoundry.builders.recipe import Recipe
 
 GOLD_BUILD = "_build"
 COV_FLAGS = "-O0 -g --coverage"
+# Tools a plain Makefile may run that the base image lacks, and their Debian packages (a
+# configure script finds them missing and goes on; autotools builds pass --disable-nls). A
+# tool counts where a recipe line starts with it or a variable is set to it: dos2unix's
+# `all` makes its .mo files with `msgfmt`.
+MAKE_TOOLS = {
+    "msgfmt": "gettext",
+    "msgmerge": "gettext",
+    "xgettext": "gettext",
+    "bison": "bison",
+    "yacc": "bison",
+    "flex": "flex",
+}
+_TOOL_USE = re.compile(r"^(?:\t[@+-]*|\w+\s*[:?+]?=[ \t]*)(" + "|".join(MAKE_TOOLS) + r")(?![\w.-])", re.M)
 
 
 def _files(repo: Path, name: str) -> list[Path]:
@@ -173,7 +186,8 @@ def make(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     makefile = next((repo / n for n in ("GNUmakefile", "Makefile", "makefile") if (repo / n).exists()), None)
     if makefile is None or not any(source_files(repo, C_SUFFIXES)):
         return None  # e.g. a Python project's developer Makefile
-    name = exe or make_target(read(makefile), package) or package or repo.name
+    text = read(makefile)
+    name = exe or make_target(text, package) or package or repo.name
     cov = f"CFLAGS='{COV_FLAGS}' CXXFLAGS='{COV_FLAGS}' LDFLAGS='--coverage'"
     return Recipe(
         kind="make",
@@ -183,7 +197,13 @@ def make(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         coverage_build=[f"make -j2 {cov}"],
         executable=name,
         coverage_executable=name,
+        packages=make_tool_packages(text),
     )
+
+
+def make_tool_packages(text: str) -> list[str]:
+    """The Debian packages of the MAKE_TOOLS a Makefile runs, sorted."""
+    return sorted({MAKE_TOOLS[tool] for tool in _TOOL_USE.findall(text)})
 
 
 def make_target(text: str, package: str | None = None) -> str | None:
