@@ -128,3 +128,31 @@ def test_make_tools_become_packages() -> None:
     )
     assert make_tool_packages(makefile) == ["bison", "flex", "gettext"]
     assert make_tool_packages("all: prog\nprog: main.o\n\t$(CC) -o $@ $^\n") == []
+
+
+def test_a_bsd_makefile_is_built_with_bmake(tmp_path: Path) -> None:
+    bsd = "include Makefile.configure\n.ifdef DEBUG\nCFLAGS += -g\n.endif\nall: prog\n"
+    repo = _tree(tmp_path / "bsd", {"main.c": "int main(void){return 0;}\n", "Makefile": bsd})
+    recipe = detect_recipe(repo)
+    assert recipe.build[0] == "bmake -j2" and recipe.coverage_build[0].startswith("bmake -j2 CFLAGS=")
+    assert recipe.packages == ["bmake"]
+    gnu = "ifdef DEBUG\nCFLAGS += -g\nendif\n.PHONY: all\nall: prog\n"
+    repo = _tree(tmp_path / "gnu", {"main.c": "int main(void){return 0;}\n", "Makefile": gnu})
+    assert detect_recipe(repo).build[0] == "make -j2" and detect_recipe(repo).packages == []
+
+
+def test_a_hand_written_configure_gets_coverage_flags_one_way_or_the_other(tmp_path: Path) -> None:
+    """lowdown's configure refuses CFLAGS as an argument and feeds a BSD Makefile."""
+    files = {
+        "main.c": "int main(void){return 0;}\n",
+        "configure": "#!/bin/sh\n# oconfigure\n",
+        "Makefile": "include Makefile.configure\n.if ${X} == 1\n.endif\nlowdown: main.o\n",
+    }
+    recipe = detect_recipe(_tree(tmp_path, files))
+    assert recipe.kind == "autotools" and recipe.packages == ["bmake"]
+    configure = recipe.coverage_build[0]
+    assert configure.startswith("./configure CFLAGS='-O0 -g --coverage'")
+    assert "|| CC='cc --coverage' CXX='c++ --coverage' CFLAGS=" in configure and configure.endswith(
+        " ./configure"
+    )
+    assert recipe.coverage_build[1] == "bmake -j2"

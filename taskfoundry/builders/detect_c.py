@@ -38,6 +38,7 @@ MAKE_TOOLS = {
     "yacc": "bison",
     "flex": "flex",
 }
+_BSD_MAKE = re.compile(r"^\.(?:if|ifdef|ifndef|ifmake|for|include)\b", re.M)
 _TOOL_USE = re.compile(r"^(?:\t[@+-]*|\w+\s*[:?+]?=[ \t]*)(" + "|".join(MAKE_TOOLS) + r")(?![\w.-])", re.M)
 
 
@@ -161,20 +162,35 @@ def autotools(repo: Path, exe: str | None, package: str | None) -> Recipe | None
     prepare = [] if script.exists() else ["autoreconf -fi"]
     opts = "--disable-shared --disable-nls --disable-dependency-tracking" if generated or ac else ""
     cov = f"CFLAGS='{COV_FLAGS}' CXXFLAGS='{COV_FLAGS}' LDFLAGS=--coverage"
+    # a hand-written configure comes with the Makefile it feeds (lowdown's is BSD make's), and
+    # may refuse flags as arguments (lowdown's: "invalid key: CFLAGS"): then they go in its
+    # environment, and the compilers carry --coverage to every compile and link line
+    autoconf = generated or ac is not None
+    mk, packages = ("make", []) if autoconf else make_program(read(repo / "Makefile"))
+    configure_cov = f"./configure {opts} {cov}".replace("  ", " ")
+    if not autoconf:
+        configure_cov += f" || CC='cc --coverage' CXX='c++ --coverage' {cov} ./configure"
     return Recipe(
         kind="autotools",
         language=c_language(repo),
         coverage="gcov",
-        build=[*prepare, f"./configure {opts}".strip(), "make -j2", copy_built(".", name)],
+        build=[*prepare, f"./configure {opts}".strip(), f"{mk} -j2", copy_built(".", name)],
         coverage_build=[
             *prepare,
-            f"./configure {opts} {cov}".replace("  ", " "),
-            "make -j2",
+            configure_cov,
+            f"{mk} -j2",
             copy_built(".", name),
         ],
         executable="executable",
         coverage_executable="executable",
+        packages=packages,
     )
+
+
+def make_program(makefile: str) -> tuple[str, list[str]]:
+    """The make that reads `makefile`, and the packages it needs: BSD make (`bmake`) for a
+    Makefile of `.if` and `.include` lines, which GNU make stops at ("missing separator")."""
+    return ("bmake", ["bmake"]) if _BSD_MAKE.search(makefile) else ("make", [])
 
 
 def _configure_name(text: str) -> str | None:
@@ -189,15 +205,16 @@ def make(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     text = read(makefile)
     name = exe or make_target(text, package) or package or repo.name
     cov = f"CFLAGS='{COV_FLAGS}' CXXFLAGS='{COV_FLAGS}' LDFLAGS='--coverage'"
+    mk, packages = make_program(text)
     return Recipe(
         kind="make",
         language=c_language(repo),
         coverage="gcov",
-        build=["make -j2"],
-        coverage_build=[f"make -j2 {cov}"],
+        build=[f"{mk} -j2"],
+        coverage_build=[f"{mk} -j2 {cov}"],
         executable=name,
         coverage_executable=name,
-        packages=make_tool_packages(text),
+        packages=sorted({*packages, *make_tool_packages(text)}),
     )
 
 
