@@ -32,9 +32,9 @@ from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_pro
 PROGRAMS = [
     "debian:hello",  # C, autotools (GNU)
     "debian:figlet",  # C, plain make
-    "debian:dos2unix",  # C, plain make (tree 2.2.1's upstream tarball 404s in the pool)
+    "debian:dos2unix",  # C, plain make running msgfmt (tree 2.2.1's tarball 404s in the pool)
     "debian:cmark",  # C, cmake
-    "debian:lowdown",  # C, hand-written configure (serd 0.32.4's tarball 404s in the pool)
+    "debian:lowdown",  # C, hand-written configure + BSD make (serd 0.32.4's tarball 404s)
     "debian:fribidi",  # C, meson
     "debian:lzip",  # C++, hand-written configure + make
     "debian:ninja-build",  # C++, cmake (program `ninja`)
