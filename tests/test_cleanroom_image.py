@@ -134,3 +134,30 @@ def test_root_alias_runs_as_root_and_git_trusts_it(docker_client, base_image, tm
     finally:
         docker_client.images.remove(alias)
         docker_client.images.remove(tag)
+
+
+def test_the_layers_key_names_the_file_system_not_the_image(docker_client, base_image) -> None:  # type: ignore[no-untyped-def]
+    """The leak scan's listing of a base is found again when the base is made again (a new id,
+    the same layers), and not for an image whose files differ."""
+    from taskfoundry.images.build import layers_key
+    from taskfoundry.images.layer import load_layer_image
+    from taskfoundry.sandbox.tarutil import tar_files
+
+    layer = tar_files({"etc/tf-layers-key": b"one\n"})
+    repo = "taskfoundry-test/layers-key"
+    one, _ = load_layer_image(docker_client, base_image, layer, f"{repo}:a", config={}, comment="a")
+    other, _ = load_layer_image(
+        docker_client, base_image, layer, f"{repo}:b", config={"Env": ["X=1"]}, comment="b"
+    )
+    changed = tar_files({"etc/tf-layers-key": b"two\n"})
+    third, _ = load_layer_image(docker_client, base_image, changed, f"{repo}:c", config={}, comment="c")
+    try:
+        assert docker_client.images.get(one).id != docker_client.images.get(other).id
+        assert layers_key(docker_client, one) == layers_key(docker_client, other)
+        assert layers_key(docker_client, third) != layers_key(docker_client, one)
+        assert layers_key(docker_client, base_image) not in {
+            layers_key(docker_client, t) for t in (one, third)
+        }
+    finally:
+        for tag in (one, other, third):
+            docker_client.images.remove(tag, force=True)

@@ -44,6 +44,17 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
         return False
 
 
+def layers_key(client: docker.DockerClient, tag: str) -> str:
+    """A hash of the image's layers (their content hashes, in order): the same for every image
+    of the same file system, whatever its config, tag or date (a base made again by `docker
+    import` of the same root file system, on an engine that started empty, has a new id)."""
+    try:
+        layers: list[str] = client.api.inspect_image(tag)["RootFS"]["Layers"]
+    except (APIError, KeyError) as exc:
+        raise ImageError(f"cannot read the layers of {tag}: {exc}") from exc
+    return hashlib.sha256("\n".join(layers).encode()).hexdigest()
+
+
 def build_image(
     client: docker.DockerClient, context: Path, repository: str, logfile: Path
 ) -> tuple[str, bool]:

@@ -18,6 +18,7 @@ from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
 from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.errors import LeakError
+from taskfoundry.images.build import layers_key
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
 from taskfoundry.sandbox.base import SandboxLimits
@@ -58,9 +59,9 @@ def cleanroom_stage(
         assets=files,
         runtime_data=runtime.runtime_tar(data) if data else None,
     )
-    # the base's directories are listed once per base image, not walked in every cleanroom
-    base_id = client.images.get(build.runtime_image).id.removeprefix("sha256:")
-    pristine = leakscan.Pristine(layer_roots(data), settings.listing_dir / f"{base_id}.json")
+    # the base's directories are listed once per base file system, not walked in every cleanroom
+    base_key = layers_key(client, build.runtime_image)
+    pristine = leakscan.Pristine(layer_roots(data), settings.listing_dir / f"{base_key}.json")
     with DockerSandbox(tag, SandboxLimits(), client=client) as box:
         leak = leakscan.scan(
             box,
