@@ -16,8 +16,10 @@ import pytest
 
 from taskfoundry.cleanroom.image import build_cleanroom, workspace_layer
 from taskfoundry.cleanroom.runtime import runtime_tar
-from taskfoundry.images.layer import commit_layer_image, tag_as_root
+from taskfoundry.images.build import layers_key
+from taskfoundry.images.layer import commit_layer_image, load_layer_image, tag_as_root
 from taskfoundry.sandbox.docker import DockerSandbox
+from taskfoundry.sandbox.tarutil import tar_files
 
 pytestmark = pytest.mark.docker
 
@@ -139,10 +141,6 @@ def test_root_alias_runs_as_root_and_git_trusts_it(docker_client, base_image, tm
 def test_the_layers_key_names_the_file_system_not_the_image(docker_client, base_image) -> None:  # type: ignore[no-untyped-def]
     """The leak scan's listing of a base is found again when the base is made again (a new id,
     the same layers), and not for an image whose files differ."""
-    from taskfoundry.images.build import layers_key
-    from taskfoundry.images.layer import load_layer_image
-    from taskfoundry.sandbox.tarutil import tar_files
-
     layer = tar_files({"etc/tf-layers-key": b"one\n"})
     repo = "taskfoundry-test/layers-key"
     one, _ = load_layer_image(docker_client, base_image, layer, f"{repo}:a", config={}, comment="a")

@@ -50,6 +50,9 @@ def test_prose_and_config_that_parse_as_expressions_are_not_source() -> None:
         assert shingles.parse_as_source(text.encode()) is None, text
 
 
+BRACELESS_CPP = "Widget::~Widget() = default;  // no brace anywhere in this text\n"
+
+
 def _corpus() -> list[bytes]:
     """Code, docs and data of this project and its examples, and texts made to sit near the gate."""
     root = EXAMPLES.parent
@@ -62,7 +65,7 @@ def _corpus() -> list[bytes]:
     made = [
         "struct Point::Point(int x) : x_(x) {}\nPoint::Point() = /* kept */ default;\n",
         "class Widget {\npublic:\n  Widget(const Widget&) =\n      delete;\n};\n",
-        "Widget::~Widget() = default;  // no brace anywhere in this text\n",
+        BRACELESS_CPP,
         "fn main() -> u32 { 42 }\n",
         "func Add(a, b int) int { return a + b }\n",
         "type Pair struct{ A, B int }\n",
@@ -81,8 +84,8 @@ def test_the_definition_gate_changes_no_verdict(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(shingles, "_NEEDS", dict.fromkeys(shingles.GRAMMARS, every))
     assert [shingles._parse_as_source(data, 0.02) for data in corpus] == gated
     assert sum(hit is not None for hit in gated) > 20  # the corpus has code, and it is found
-    default_only = corpus[-6]  # a C++ text whose one definition has no brace
-    assert b"{" not in default_only and gated[-6] is not None and gated[-6].language == "cpp"
+    hit = gated[corpus.index(BRACELESS_CPP.encode())]  # a C++ definition with no brace
+    assert "{" not in BRACELESS_CPP and hit is not None and hit.language == "cpp"
 
 
 @dataclass

@@ -161,7 +161,7 @@ def parse_as_source(data: bytes, max_error_ratio: float = 0.02) -> ParseHit | No
 
     Remembered by content: the cleanroom stage asks about the same bytes up to four times
     (a test asset, the same file installed as runtime data, and both again in the scan;
-    figlet's 57 fonts cost 7 s a round)."""
+    figlet's 57 fonts cost 7 s a round before `_NEEDS` spared most of them the parse)."""
     key = (hashlib.sha256(data).digest(), max_error_ratio)
     if key not in _PARSED:
         if len(_PARSED) >= _PARSED_MAX:
