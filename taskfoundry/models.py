@@ -54,6 +54,9 @@ class UpstreamInfo(BaseModel):
     sha256: str
 
 
+GoldIntegrity = Literal["sealed", "instrumentable", "source_visible"]
+
+
 class TaskYaml(BaseModel):
     """task.yaml: ProgramBench's five keys first, then ours."""
 
@@ -72,6 +75,16 @@ class TaskYaml(BaseModel):
     images: Images
     upstream: UpstreamInfo | None = None
     source_visible: bool = False
+    gold_integrity: GoldIntegrity | None = Field(
+        None,
+        description="sealed: no worker attack got code into or bytes out of the gold "
+        "(reports/integrity.json); instrumentable: one did; null: not checked",
+    )
+    reference_digest: str = Field(
+        "",
+        description="sha256 over the reference submission's files (solution.tar.gz): the grader "
+        "accepts the gold's code from that submission only",
+    )
     stats: TaskStats = Field(default_factory=TaskStats)
 
 

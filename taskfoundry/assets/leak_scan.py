@@ -210,6 +210,8 @@ class Scan:
         self.cfg = cfg
         self.ws = cfg["workspace"]
         self.exe = self.ws + "/executable"
+        # the gold again, in a directory of root's (the worker's oracle that it cannot delete)
+        self.reference = cfg.get("reference", "/reference/executable")
         self.gold = cfg["gold_sha256"]
         self.worker = Worker(cfg["worker_uid"], cfg["worker_gid"])
         self.owned = dpkg_owned()
@@ -344,7 +346,7 @@ class Scan:
         self.check_content(path, st)
 
     def check_gold(self, path, st):
-        if path == self.exe or st.st_size != self.gold_size:
+        if path in (self.exe, self.reference) or st.st_size != self.gold_size:
             return
         try:
             same = sha256(path) == self.gold
@@ -423,6 +425,23 @@ class Scan:
             self.add(self.exe, "executable_owner", "the worker owns the gold (chmod makes it readable)")
         if self.gold and sha256(self.exe) != self.gold:
             self.notes.append("the workspace executable is not the gold named to the scan")
+        self.check_reference()
+
+    def check_reference(self):
+        """The reference copy, when there is one: the gold's mode, and nothing of it or its
+        directory the worker could change."""
+        try:
+            st, parent = os.stat(self.reference), os.stat(os.path.dirname(self.reference))
+        except OSError:
+            return  # an older cleanroom: no reference copy
+        if stat.S_IMODE(st.st_mode) != self.gold_mode:
+            self.add(self.reference, "executable_mode", oct(stat.S_IMODE(st.st_mode)))
+        if self.worker.can(st, 4) and self.gold_mode & 0o444 != 0o444:
+            self.add(self.reference, "binary_copy", "the reference copy is readable by the worker")
+        if self.worker.uid in (st.st_uid, parent.st_uid) or self.worker.can(parent, 2):
+            self.add(self.reference, "executable_owner", "the worker can replace the reference copy")
+        if self.gold and sha256(self.reference) != self.gold:
+            self.add(self.reference, "executable_mismatch", "the reference copy is not the gold")
 
     def git(self, *args):
         cmd = ["git", "--no-optional-locks", "-c", "safe.directory=*", "-C", self.ws, *args]

@@ -16,6 +16,7 @@ not run as root (another evaluator), the program runs as pytest's own user.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -108,8 +109,27 @@ def _lend(cwd, uid):
 
 
 def _reclaim(cwd):
-    """Back to the grader: a later program of the same uid cannot touch a finished test's files."""
+    """Back to the grader: a later program of the same uid cannot touch a finished test's files.
+    What the program left that root must not follow goes first: a link that leads out of
+    `cwd` (to the hidden tests, say: root would read them into the report) and any special
+    file (a FIFO would hang the test that opens it)."""
+    _remove_unsafe(cwd)
     _chown_tree(cwd, 0)
+
+
+def _remove_unsafe(top):
+    """Links resolving outside `top` and non-regular, non-directory files, never followed."""
+    real = os.path.realpath(top)
+    for parent, dirs, names in os.walk(top):
+        for name in [*dirs, *names]:
+            path = os.path.join(parent, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                target = os.path.realpath(path)
+                if target != real and not target.startswith(real + os.sep):
+                    os.unlink(path)
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                os.unlink(path)
 
 
 def _chown_tree(top, uid):

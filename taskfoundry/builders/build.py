@@ -24,6 +24,7 @@ from taskfoundry.builders.deps import prepare_deps
 from taskfoundry.builders.detect_c import GOLD_BUILD
 from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.builders.static import SHIM_DIR, attempt, shim_files
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.layer import build_on_inputs, inputs_image
 from taskfoundry.naming import TaskNames
@@ -97,7 +98,7 @@ def build_run(recipe: Recipe) -> str:
     staged = recipe.kind in STAGED_KINDS
     return (
         f"cp -a /src {COV_ROOT} \\\n"
-        f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
+        f" && cd /src && {attempt(COV_ROOT, '/src')} && install -D -m 0755 /src/{gold} {GOLD} \\\n"
         + (f" && sh /task/stage.sh {recipe.kind} \\\n" if staged else "")
         + f" && echo '{GOLD_DONE}' \\\n"
         f" && cd {COV_ROOT} && sh -e /task/build-cov.sh \\\n"
@@ -106,6 +107,15 @@ def build_run(recipe: Recipe) -> str:
         # probes run as the worker user and write coverage data beside the objects
         f" && chmod -R a+rwX {COV_ROOT} && (test ! -d {COV_BUILD} || chmod -R a+rwX {COV_BUILD})"
     )
+
+
+def _write_shims(where: Path) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    for path, text in shim_files().items():
+        shim = where / Path(path).name
+        shim.write_text(text)
+        shim.chmod(0o755)
+    return where
 
 
 def run_build(
@@ -137,6 +147,7 @@ def run_build(
     entries = {"/src": context / "src", **{f"/task/{name}": context / name for name in scripts}}
     if (context / "deps").exists():
         entries[DEPS] = context / "deps"
+    entries[SHIM_DIR] = _write_shims(context / "static-bin")
     inputs = inputs_image(client, toolchain.image, entries, deps.env, names.build_repo)
     image_dir = builddir / "image"
     tag, built = build_on_inputs(

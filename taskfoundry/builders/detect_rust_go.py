@@ -9,6 +9,7 @@ from typing import Any
 
 from taskfoundry.builders.pick import choose, read
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.builders.static import cargo_lines
 from taskfoundry.errors import BuildError
 
 
@@ -27,7 +28,7 @@ def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         kind="cargo",
         language="rust",
         coverage="llvm",
-        build=[f"cargo build --release {flags}"],
+        build=cargo_lines(flags, name),
         coverage_build=[f"RUSTFLAGS='-C instrument-coverage' cargo build {flags} --target-dir target/cov"],
         executable=f"target/release/{name}",
         coverage_executable=f"target/cov/debug/{name}",

@@ -3,6 +3,11 @@ worker's images share with it: the workspace."""
 
 WORKSPACE = "/workspace"  # the worker's directory in the cleanroom and the eval stage
 WORKSPACE_EXECUTABLE = f"{WORKSPACE}/executable"
+# The gold again, where the worker cannot delete or replace it (a root-owned directory):
+# `./executable` is the worker's only oracle and agents overwrite it (ProgramBench#60). Hidden
+# from every grading container (a tmpfs over it; a whiteout in the root alias).
+REFERENCE_DIR = "/reference"
+REFERENCE_EXECUTABLE = f"{REFERENCE_DIR}/executable"
 
 GOLD = "/task/gold/executable"
 COVERAGE = "/task/cov/executable"

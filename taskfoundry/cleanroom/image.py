@@ -21,7 +21,7 @@ from pathlib import Path
 
 import docker
 
-from taskfoundry.builders.layout import WORKSPACE
+from taskfoundry.builders.layout import REFERENCE_DIR, REFERENCE_EXECUTABLE, WORKSPACE
 from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
 from taskfoundry.images.layer import load_layer_image
@@ -40,7 +40,7 @@ _GIT_ENV = {
     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
 }
-_VERSION = "1"  # of the layer's layout: part of the tag
+_VERSION = "2"  # of the layer's layout: part of the tag (2: the gold again at REFERENCE_EXECUTABLE)
 
 
 def build_cleanroom(
@@ -87,14 +87,15 @@ def _with_home(client: docker.DockerClient, base: str) -> list[str]:
 
 def layer_roots(runtime_data: dict[str, bytes]) -> tuple[str, ...]:
     """Where `workspace_layer` writes (runtime data: absolute path -> bytes)."""
-    return (WORKSPACE, "/opt", *sorted(runtime_data))
+    return (WORKSPACE, "/opt", REFERENCE_DIR, *sorted(runtime_data))
 
 
 def workspace_layer(
     scratch: Path, files: dict[str, bytes], gold: bytes, mode: int, runtime_data: bytes | None
 ) -> bytes:
     """The layer tar: /workspace (files, .gitignore, the one commit) owned by the worker,
-    the gold root's with `mode`, /opt the worker's, the runtime data root's at its paths."""
+    the gold root's with `mode` (in the workspace and at REFERENCE_EXECUTABLE, in a directory
+    of root's), /opt the worker's, the runtime data root's at its paths."""
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     for rel, data in files.items():
@@ -107,9 +108,11 @@ def workspace_layer(
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         _worker_dir(tar, "opt")
         tar.add(scratch, arcname=WORKSPACE.strip("/"), filter=_as_worker)
-        gold_info = tarfile.TarInfo(f"{WORKSPACE.strip('/')}/executable")
-        gold_info.size, gold_info.mode, gold_info.mtime = len(gold), mode, 0
-        tar.addfile(gold_info, io.BytesIO(gold))
+        _root_dir(tar, REFERENCE_DIR.strip("/"))
+        for name in (f"{WORKSPACE.strip('/')}/executable", REFERENCE_EXECUTABLE.strip("/")):
+            gold_info = tarfile.TarInfo(name)
+            gold_info.size, gold_info.mode, gold_info.mtime = len(gold), mode, 0
+            tar.addfile(gold_info, io.BytesIO(gold))
         if runtime_data:
             _add_runtime(tar, runtime_data)
     return out.getvalue()
@@ -137,6 +140,13 @@ def _worker_dir(tar: tarfile.TarFile, name: str) -> None:
     info = tarfile.TarInfo(name)
     info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
     tar.addfile(_as_worker(info))
+
+
+def _root_dir(tar: tarfile.TarFile, name: str) -> None:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
+    info.uname = info.gname = "root"
+    tar.addfile(info)
 
 
 def _add_runtime(tar: tarfile.TarFile, runtime_data: bytes) -> None:

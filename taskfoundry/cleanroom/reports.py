@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.models import SCHEMA_VERSION
+from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
+from taskfoundry.models import SCHEMA_VERSION, GoldIntegrity
 
 ASSET_DIR = "assets"  # in the workspace
 
@@ -68,3 +69,32 @@ class LeakReport(BaseModel):
     texts_parsed: int = Field(0, description="text files parsed with tree-sitter on the host")
     source_checked: bool = Field(False, description="whether the original source was compared")
     notes: list[str] = Field(default_factory=list, description="limits the scan ran into")
+
+
+Linkage = Literal["static", "dynamic", "script", "unknown"]
+
+
+class AttackResult(BaseModel):
+    result: Literal["blocked", "succeeded", "not_applicable"]
+    detail: str = ""
+
+
+class IntegrityReport(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    image: str
+    gold: str = Field(WORKSPACE_EXECUTABLE, description="the executable attacked")
+    linkage: Linkage = Field("unknown", description="static: no loader runs for the gold")
+    verdict: GoldIntegrity
+    attacks: dict[str, dict[str, AttackResult]] = Field(
+        default_factory=dict, description="variant -> attack -> what it got"
+    )
+    seconds: float = 0.0
+
+    def succeeded(self) -> list[str]:
+        """`variant:attack` for every attack that got something."""
+        return sorted(
+            f"{variant}:{name}"
+            for variant, results in self.attacks.items()
+            for name, res in results.items()
+            if res.result == "succeeded"
+        )

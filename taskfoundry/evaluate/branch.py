@@ -8,6 +8,7 @@ from pathlib import Path
 import docker
 
 from taskfoundry.evaluate.compile import install_helper, remove_hashed
+from taskfoundry.evaluate.gold import GoldRef
 from taskfoundry.evaluate.grade import grade_branch
 from taskfoundry.evaluate.models import EvaluationResult
 from taskfoundry.harness.config import EvalConfig
@@ -26,7 +27,7 @@ def run_branch(
     suite: Path,
     archive: Path,
     executable_hash: str,
-    gold_hashes: list[str],
+    gold: GoldRef,
     expected: list[str],
     known: set[str],
     result: EvaluationResult,
@@ -38,7 +39,7 @@ def run_branch(
     with GradingSandbox(image, config, client, config.workspace_mb + config.test_room_mb) as box:
         install_helper(box)
         copy_in(box, steps, "copy_workspace", archive)
-        remove_hashed(box, steps, gold_hashes, result.warnings)
+        remove_hashed(box, steps, gold, result.warnings)
         _verify_executable(box, steps, executable_hash)
         ran = run_suite(box, steps, suite)
     grade_branch(result, branch, expected, known, ran.run, ran.xml)

@@ -7,8 +7,10 @@ import logging
 import time
 from pathlib import Path
 
-from taskfoundry.evaluate.workspace import executable_sha256
+from taskfoundry.evaluate.gold import GoldRef
+from taskfoundry.evaluate.workspace import escaping_links, executable_bytes, executable_sha256
 from taskfoundry.harness import scripts
+from taskfoundry.harness.goldcode import THRESHOLD, gold_code_share, submission_digest
 from taskfoundry.harness.models import EvalStepError
 from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
 from taskfoundry.harness.steps import StepRunner
@@ -31,9 +33,11 @@ def install_helper(box: GradingSandbox) -> None:
     box.put_file(scripts.REMOVE_HASHED.encode(), scripts.REMOVE_HASHED_PATH, mode=0o644)
 
 
-def remove_hashed(box: GradingSandbox, steps: StepRunner, hashes: list[str], warnings: list[str]) -> None:
-    """Delete every workspace file whose sha256 is a gold hash; returns the removed paths."""
-    res = steps.run(box, "remove_hashed_files", scripts.remove_hashed_cmd(WS, hashes), root=True)
+def remove_hashed(box: GradingSandbox, steps: StepRunner, gold: GoldRef, warnings: list[str]) -> None:
+    """Delete every workspace file whose sha256 is a gold hash (only files of the gold's size
+    are hashed); the removed paths are named in `warnings`."""
+    command = scripts.remove_hashed_cmd(WS, gold.hashes, gold.sizes)
+    res = steps.run(box, "remove_hashed_files", command, root=True)
     removed: list[str] = json.loads(res.stdout.decode() or "{}").get("removed", [])
     if removed:
         warnings.append(f"removed {len(removed)} file(s) equal to the gold executable: {removed[:20]}")
@@ -43,7 +47,7 @@ def compile_submission(
     box: GradingSandbox,
     steps: StepRunner,
     submission: bytes,
-    gold_hashes: list[str],
+    gold: GoldRef,
     archive: Path,
     warnings: list[str],
 ) -> str:
@@ -56,7 +60,7 @@ def compile_submission(
         "copy_submission", f"copy {len(submission)} bytes to {scripts.SUBMISSION_PATH}", start, "", 0
     )
     steps.run(box, "extract_submission", scripts.extract_cmd(WS))
-    remove_hashed(box, steps, gold_hashes, warnings)
+    remove_hashed(box, steps, gold, warnings)
     steps.run(box, "find_compile_sh", "test -f ./compile.sh", error_code="missing_compile_sh")
     out = steps.run_untrusted(
         box,
@@ -73,7 +77,10 @@ def compile_submission(
     if out.returncode != 0:
         raise EvalStepError("compile_failed", f"exit {out.returncode}\n" + out.output[-2000:])
     snapshot(box, steps, archive)
-    return hash_executable(steps, archive, gold_hashes)
+    refuse_escaping_links(archive)
+    digest = hash_executable(steps, archive, gold.hashes)
+    refuse_gold_code(steps, archive, gold, submission, warnings)
+    return digest
 
 
 def _put_submission(box: GradingSandbox, submission: bytes) -> None:
@@ -108,3 +115,32 @@ def hash_executable(steps: StepRunner, archive: Path, gold_hashes: list[str]) ->
     if digest in gold_hashes:
         raise EvalStepError("gold_executable", "./executable is the gold executable itself")
     return digest
+
+
+def refuse_escaping_links(archive: Path) -> None:
+    """A link in the compiled workspace that leads out of it is the submission's doing (the
+    engine refuses to copy it into a branch container): a verdict, never infrastructure."""
+    bad = escaping_links(archive)
+    if bad:
+        raise EvalStepError("workspace_unsafe_link", f"links that leave the workspace: {bad[:10]}")
+
+
+def refuse_gold_code(
+    steps: StepRunner, archive: Path, gold: GoldRef, submission: bytes, warnings: list[str]
+) -> None:
+    """`gold_code` when ./executable maps most of the gold's code pages (a dump, a padded or
+    re-wrapped gold), unless the submission is the task's own reference (by its content)."""
+    if not gold.pages:
+        return
+    start = time.monotonic()
+    share = gold_code_share(executable_bytes(archive), set(gold.pages))
+    steps.record("gold_code", "share of the gold's code pages in ./executable", start, f"{share:.3f}", 0)
+    if share < THRESHOLD:
+        return
+    if gold.reference_digest and submission_digest(submission) == gold.reference_digest:
+        warnings.append("./executable is the gold's code, built by the task's own reference submission")
+        return
+    raise EvalStepError(
+        "gold_code",
+        f"./executable maps {share:.0%} of the gold's code pages: the gold's code is not a rebuild",
+    )

@@ -13,6 +13,7 @@ from docker.errors import APIError
 from taskfoundry.errors import ConfigError, SandboxError
 from taskfoundry.evaluate.branch import run_branch
 from taskfoundry.evaluate.compile import compile_submission, read_submission
+from taskfoundry.evaluate.gold import GoldRef, load_gold
 from taskfoundry.evaluate.grade import inject_not_run
 from taskfoundry.evaluate.models import EvaluationResult, TaskImageMissing
 from taskfoundry.harness.config import EvalConfig
@@ -74,17 +75,20 @@ def evaluate_task(
     result = EvaluationResult(
         task_id=spec.task_id, solution_branch=solution_branch, test_branches=spec.branches
     )
+    gold = GoldRef(spec.task.eval_clean_hashes)
     if submission.is_file():  # without one there is nothing to run, and no image to ask for
         require_image(client, spec.task.images.task_cleanroom)
+        gold = load_gold(client, spec.task)
+        result.warnings += gold.notes
     with tempfile.TemporaryDirectory(prefix="tf-eval-") as tmp:
         archive = Path(tmp) / "workspace.tar"
         try:
-            result.executable_hash = _compile(spec, submission, config, client, result, archive)
+            result.executable_hash = _compile(spec, submission, config, client, result, archive, gold)
         except EvalStepError as exc:
             _fail(result, spec, exc)
             return result
         for branch in spec.branches:
-            _branch(spec, branch, archive, config, client, result)
+            _branch(spec, branch, archive, config, client, result, gold)
     log.info("%s: %d results, error %s", spec.task_id, len(result.test_results), result.error_code)
     return result
 
@@ -106,11 +110,12 @@ def _compile(
     client: docker.DockerClient,
     result: EvaluationResult,
     archive: Path,
+    gold: GoldRef,
 ) -> str:
     data = read_submission(submission, config.submission_mb)
     with GradingSandbox(spec.task.images.task_cleanroom, config, client) as box:
         steps = StepRunner(result.log, config)
-        return compile_submission(box, steps, data, spec.task.eval_clean_hashes, archive, result.warnings)
+        return compile_submission(box, steps, data, gold, archive, result.warnings)
 
 
 def _branch(
@@ -120,6 +125,7 @@ def _branch(
     config: EvalConfig,
     client: docker.DockerClient,
     result: EvaluationResult,
+    gold: GoldRef,
 ) -> None:
     suite = spec.suite(branch)
     try:
@@ -133,7 +139,7 @@ def _branch(
             suite,
             archive,
             result.executable_hash,
-            spec.task.eval_clean_hashes,
+            gold,
             spec.expected(branch),
             spec.known(branch),
             result,

@@ -34,6 +34,29 @@ def executable_sha256(archive: Path, name: str = "executable") -> str:
     return digest.hexdigest()
 
 
+def executable_bytes(archive: Path, name: str = "executable") -> bytes:
+    """The bytes of `./<name>` (following links inside the workspace); the archive's cap
+    (the workspace's size) bounds them."""
+    with tarfile.open(archive, mode="r:") as tar:
+        members = {_norm(m.name): m for m in tar.getmembers()}
+        handle = tar.extractfile(_resolve(members, name))
+        return handle.read() if handle is not None else b""
+
+
+def escaping_links(archive: Path) -> list[str]:
+    """Links (symbolic or hard) whose relative target leads above the workspace root: the
+    engine refuses to unpack them ("breakout"). Absolute targets stay in the container."""
+    bad = []
+    with tarfile.open(archive, mode="r:") as tar:
+        for member in tar:
+            if not (member.issym() or member.islnk()) or member.linkname.startswith("/"):
+                continue
+            base = "" if member.islnk() else posixpath.dirname(_norm(member.name))
+            if _norm(posixpath.join(base, member.linkname)).startswith(".."):
+                bad.append(member.name)
+    return bad
+
+
 def _resolve(members: dict[str, tarfile.TarInfo], name: str) -> tarfile.TarInfo:
     path = name
     for _ in range(_MAX_LINKS):

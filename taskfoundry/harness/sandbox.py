@@ -1,7 +1,8 @@
 """GradingSandbox: a DockerSandbox hardened for untrusted submissions.
 
 Read-only root filesystem; /workspace and /tmp are size-capped tmpfs volumes (created
-empty: the image's /workspace, gold executable included, is never seen); the worker's
+empty: the image's /workspace, gold executable included, is never seen); /reference (the
+gold's root-owned copy) is an empty tmpfs; the worker's
 home, /var/tmp and /run/lock are size-capped tmpfs mounts; no network, no new
 privileges, pids and memory limits. Nothing a submission writes reaches the host's
 disk. After untrusted code has run the container is only paused and read from (no
@@ -21,7 +22,7 @@ from docker.errors import APIError, DockerException, NotFound
 from docker.models.volumes import Volume
 from docker.types import Mount
 
-from taskfoundry.builders.layout import WORKSPACE
+from taskfoundry.builders.layout import REFERENCE_DIR, WORKSPACE
 from taskfoundry.errors import SandboxError
 from taskfoundry.harness.config import EvalConfig
 from taskfoundry.sandbox import tarutil
@@ -94,6 +95,8 @@ class GradingSandbox(DockerSandbox):
                 cfg.home: f"size={cfg.home_mb}m,uid={uid},gid={gid or uid},mode=0700,exec",
                 "/var/tmp": "size=64m,mode=1777",
                 "/run/lock": "size=1m,mode=1777",
+                # the worker's reference copy of the gold: a submission must not run it
+                REFERENCE_DIR: "size=1m,mode=0755",
             },
         }
 

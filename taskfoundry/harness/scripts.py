@@ -8,16 +8,20 @@ import shlex
 # without following links, hashes regular files only, and fails (exit 1) on any file it
 # cannot hash: a gold copy must never survive because of a read error. File names are
 # printed as JSON, so a name with a newline cannot hide a match the way it can in
-# `sha256sum | grep`.
+# `sha256sum | grep`. `--size=N` (the gold's sizes): only files of those sizes are hashed,
+# so a huge (or sparse: 233 bytes of tar holding 200 GB) file costs a stat, not minutes.
 REMOVE_HASHED = """\
 import hashlib, json, os, stat, sys
-root, hashes = sys.argv[1], set(sys.argv[2:])
+root, args = sys.argv[1], sys.argv[2:]
+sizes = {int(a[7:]) for a in args if a.startswith("--size=")}
+hashes = {a for a in args if not a.startswith("--")}
 removed, failed = [], []
 for top, dirs, files in os.walk(root):
     for name in files:
         path = os.path.join(top, name)
         try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or (sizes and info.st_size not in sizes):
                 continue
             digest = hashlib.sha256()
             with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
@@ -66,8 +70,10 @@ def seal_cmd(isolate: bool, worker: str) -> str:
     return "chmod -R a+rX . && chown -R 0:0 eval && chmod -R go-rwx eval && chown 0:0 . && chmod 0755 ."
 
 
-def remove_hashed_cmd(root: str, hashes: list[str]) -> str:
-    return shlex.join(["python3", "-I", REMOVE_HASHED_PATH, root, *hashes])
+def remove_hashed_cmd(root: str, hashes: list[str], sizes: frozenset[int] = frozenset()) -> str:
+    """`sizes`: the gold's sizes in bytes; empty: hash every file (the gold is not known)."""
+    flags = [f"--size={n}" for n in sorted(sizes)]
+    return shlex.join(["python3", "-I", REMOVE_HASHED_PATH, root, *flags, *hashes])
 
 
 def extract_cmd(workspace: str) -> str:
@@ -89,5 +95,7 @@ def run_tests_cmd(workers: int) -> str:
 
 def logged(command: str, logfile: str) -> str:
     """`command` with its output in `logfile`: background children it leaves behind hold the
-    file, not the exec stream, so the step ends when the command does."""
-    return f"( {command} ) > {logfile} 2>&1"
+    file, not the exec stream, so the step ends when the command does. The log is made 0600
+    first (the runner's alone): the program under test must not read the live pass/fail
+    stream of the suite that grades it."""
+    return f"(umask 077 && : > {logfile}) && ( {command} ) >> {logfile} 2>&1"

@@ -100,15 +100,21 @@ def commit_layer_image(
     return tag
 
 
-def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
+def tag_as_root(client: docker.DockerClient, tag: str, alias: str, hide: tuple[str, ...] = ()) -> None:
     """`alias`: the image `tag` with root as its default user. ProgramBench's evaluator (>= 1.1)
     runs every step as the image's user and rewrites /etc/resolv.conf before compiling, which
     only root may do; the worker's own image (default user `worker`) stays as it is. git trusts
     the worker's /workspace for root (its `git init` there would stop at "dubious ownership"):
-    one layer, /etc/gitconfig with safe.directory added, loaded (a commit took 8-10 s)."""
+    one layer, /etc/gitconfig with safe.directory added and the `hide` paths whited out,
+    loaded (a commit took 8-10 s)."""
     found = read_image_path(client, tag, "/etc/gitconfig")
     gitconfig = (extract_one([found]) if found else b"") + _TRUST_ALL
-    layer = tar_files({"etc/gitconfig": gitconfig})
+    # `hide`: paths whited out, e.g. the worker's reference copy of the gold: a grader that left
+    # it in place would grade `exec /reference/executable` as the program
+    whiteouts = {
+        f"{p.strip('/').rpartition('/')[0]}/.wh.{p.rpartition('/')[2]}".lstrip("/"): b"" for p in hide
+    }
+    layer = tar_files({"etc/gitconfig": gitconfig, **whiteouts})
     try:
         image_id = str(client.api.inspect_image(tag)["Id"])
     except APIError as exc:
@@ -119,6 +125,12 @@ def tag_as_root(client: docker.DockerClient, tag: str, alias: str) -> None:
     load_layer_image(client, tag, layer, made, config={"User": "root"}, comment=comment)
     tag_alias(client, made, alias)
     client.images.remove(made)  # the alias keeps the image: one name, not two
+
+
+def _whiteout(path: str) -> str:
+    """The layer entry that deletes `path` (an absolute path) from the layers below."""
+    parent, _, name = path.strip("/").rpartition("/")
+    return f"{parent}/.wh.{name}" if parent else f".wh.{name}"
 
 
 def inputs_image(

@@ -11,7 +11,9 @@ from typing import Literal
 import docker
 
 from taskfoundry import atomic
+from taskfoundry.builders.layout import REFERENCE_DIR
 from taskfoundry.config import Config
+from taskfoundry.harness.goldcode import submission_digest
 from taskfoundry.harness.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
@@ -84,8 +86,9 @@ def package_stage(
     images = names.images
     tag_alias(client, build.image, images.task)
     tag_alias(client, clean.image, images.task_cleanroom)
-    tag_as_root(client, clean.image, grading_image(images))
+    tag_as_root(client, clean.image, grading_image(images), hide=(REFERENCE_DIR,))
     score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
+    solution = reference_solution(src, build, client)
     key = branch_key(gen.branch)
     dropped_by: dict[str, int] = {}
     for records in filt.dropped.values():
@@ -116,6 +119,8 @@ def package_stage(
         stats=stats,
         upstream=src.upstream,
         source_visible=bool(build.recipe.source_visible),
+        gold_integrity=clean.integrity.verdict if clean.integrity else None,
+        reference_digest=submission_digest(solution),
     )
     ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
     branch = Branch(
@@ -131,7 +136,7 @@ def package_stage(
         save_json(tmp / "tests.json", tests)
         atomic.write_text(tmp / "build.sh", build.build_sh)
         atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
-        atomic.write_bytes(tmp / "solution.tar.gz", reference_solution(src, build, client))
+        atomic.write_bytes(tmp / "solution.tar.gz", solution)
         _reports(tmp / "reports", build, gen, lint, filt, clean)
         logs = names.generate_dir
         if logs.is_dir():  # probe logs, agent trajectories
@@ -151,6 +156,8 @@ def _reports(
     save_json(reports / "coverage_generated.json", gen.coverage)
     save_json(reports / "leak.json", clean.leak)
     save_json(reports / "assets.json", clean.assets)
+    if clean.integrity is not None:
+        save_json(reports / "integrity.json", clean.integrity)
     if filt.mutation is not None:
         save_json(reports / "mutation.json", filt.mutation)
     atomic.write_json(

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.reports import AssetReport, LeakReport
+from taskfoundry.cleanroom.reports import AssetReport, IntegrityReport, LeakReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
 from taskfoundry.mutation.models import MutationReport
 
@@ -63,6 +63,7 @@ class CleanroomStage(BaseModel):
     usage: dict[str, str]
     leak: LeakReport
     assets: AssetReport = Field(default_factory=AssetReport, description="test assets kept, dropped")
+    integrity: IntegrityReport | None = Field(None, description="the worker's attacks on the gold")
 
     def outside(self) -> Outside:
         return Outside(images=(self.image,))

@@ -51,8 +51,12 @@ class DockerSandbox:
         workdir: str = "/",
         client: docker.DockerClient | None = None,
         labels: Mapping[str, str] | None = None,
+        hardening: Mapping[str, Any] | None = None,
     ) -> None:
+        """`hardening`: more `containers.run` options (security_opt, cap_drop), to try a
+        worker's view of an image under the flags a careful harness would add."""
         self.image = image
+        self._hardening = dict(hardening or {})
         self.limits = limits or SandboxLimits()
         self.workdir = workdir
         self._client = client
@@ -79,6 +83,7 @@ class DockerSandbox:
                 working_dir=self.workdir,
                 labels={"taskfoundry": "sandbox", **self._labels},
                 user="0:0",
+                **self._hardening,
             )
         except (APIError, DockerException) as exc:
             raise SandboxError(f"cannot start a container from {self.image}: {exc}") from exc

@@ -6,6 +6,7 @@ generators and the filter's usage dummies read it from this stage's result.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import docker
@@ -16,7 +17,9 @@ from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
 from taskfoundry.cleanroom.docs import collect_docs, usage_docs
+from taskfoundry.cleanroom.elf import linkage
 from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
+from taskfoundry.cleanroom.integrity import check_integrity
 from taskfoundry.errors import LeakError
 from taskfoundry.images.build import layers_key
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
@@ -25,6 +28,8 @@ from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.testgen.help import capture_usage
 from taskfoundry.testgen.probes import install_runner
+
+log = logging.getLogger(__name__)
 
 
 class CleanroomSettings(StageSettings):
@@ -72,7 +77,15 @@ def cleanroom_stage(
             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
             pristine=pristine,
         )
-    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept)
+    integrity = check_integrity(client, tag, linkage(gold), source_visible=visible)
+    if integrity.verdict == "instrumentable":
+        log.warning(
+            "%s: the gold (%s) can be instrumented by the worker: %s",
+            src.task_id,
+            integrity.linkage,
+            ", ".join(integrity.succeeded()),
+        )
+    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept, integrity=integrity)
 
 
 def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:

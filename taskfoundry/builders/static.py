@@ -1,0 +1,65 @@
+"""A gold that nothing can be loaded into: the gold build links statically where it can.
+
+A dynamically linked gold runs `ld.so`, which honours `LD_PRELOAD`, `LD_AUDIT` and
+`LD_LIBRARY_PATH` for the worker: code of the worker's runs inside the gold's process and can
+copy its mapped segments out (docs/evaluator.md, "Execute-only"). A static gold has no loader.
+
+How, per language, without touching the recipe a task ships (`build.sh` stays the recipe):
+- C and C++: compiler shims first on PATH add `-static` to every link line (a compile,
+  preprocess or shared-library line passes through), whatever the build system is;
+- Go: `CGO_ENABLED=0` (pure-Go programs link statically by themselves);
+- Rust: the cargo recipe itself builds with `crt-static` for the host triple (`cargo_lines`).
+When the static attempt fails, the gold is built again as the recipe says, from the pristine
+copy of the tree, and the cleanroom records the task's gold as instrumentable.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+SHIM_DIR = "/task/static-bin"
+SHIM_NAMES = ("cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++")
+#: Printed to the build log when the static attempt failed and the gold is built as it was.
+STATIC_FAILED = "== taskfoundry: the static gold build failed; building it dynamically"
+
+# A link line is one without -c/-S/-E/-M (compile only, preprocess, dependencies), -shared
+# or -r (a library or a relocatable object), or a query of the driver itself.
+SHIM = """#!/bin/sh
+# taskfoundry: gold builds link statically (builders/static.py)
+name=$(basename "$0")
+real=/usr/bin/$name
+for arg in "$@"; do
+  case "$arg" in
+    -c|-S|-E|-M|-MM|-shared|-r|-v|--version|-dumpversion|-dumpmachine|-print-*|-static-pie)
+      exec "$real" "$@" ;;
+  esac
+done
+exec "$real" -static "$@"
+"""
+
+
+def attempt(pristine: str, src: str) -> str:
+    """Shell: build.sh in `src` with the static settings; on failure, build.sh again as the
+    recipe says in a fresh copy of `pristine` (the tree before any build)."""
+    static = f"PATH={SHIM_DIR}:$PATH CGO_ENABLED=0 sh -e /task/build.sh"
+    redo = f"cd / && rm -rf {src} && cp -a {pristine} {src} && cd {src} && sh -e /task/build.sh"
+    return f"{{ {static} || {{ echo '{STATIC_FAILED}'; {redo}; }}; }}"
+
+
+def shim_files() -> dict[str, str]:
+    """The shims, by path in the build image."""
+    return {f"{SHIM_DIR}/{name}": SHIM for name in SHIM_NAMES}
+
+
+def cargo_lines(flags: str, name: str) -> list[str]:
+    """`cargo build --release` with the C runtime linked in (`crt-static`), for the host triple
+    named explicitly (without `--target`, RUSTFLAGS also reach proc macros, which cannot be
+    static), then copied to where a plain build puts it; a crate that cannot link so (a -sys
+    crate without a static library) is built as usual."""
+    exe = shlex.quote(f"target/release/{name}")
+    static = (
+        "tf_host=$(rustc -vV | sed -n 's/^host: //p') && "
+        f"RUSTFLAGS='-C target-feature=+crt-static' cargo build --release {flags} --target \"$tf_host\" && "
+        f'mkdir -p target/release && cp "target/$tf_host/release/{name}" {exe}'
+    )
+    return [f"{{ {static}; }} || cargo build --release {flags}"]
