@@ -15,7 +15,7 @@ import hashlib, json, os, stat, sys
 root, args = sys.argv[1], sys.argv[2:]
 sizes = {int(a[7:]) for a in args if a.startswith("--size=")}
 hashes = {a for a in args if not a.startswith("--")}
-removed, failed = [], []
+removed, failed, hashed = [], [], 0
 for top, dirs, files in os.walk(root):
     for name in files:
         path = os.path.join(top, name)
@@ -23,7 +23,7 @@ for top, dirs, files in os.walk(root):
             info = os.lstat(path)
             if not stat.S_ISREG(info.st_mode) or (sizes and info.st_size not in sizes):
                 continue
-            digest = hashlib.sha256()
+            digest, hashed = hashlib.sha256(), hashed + 1
             with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
@@ -32,7 +32,7 @@ for top, dirs, files in os.walk(root):
                 removed.append(path)
         except OSError as exc:
             failed.append(f"{path}: {exc}")
-print(json.dumps({"removed": removed, "failed": failed}))
+print(json.dumps({"removed": removed, "failed": failed, "hashed": hashed}))
 sys.exit(1 if failed else 0)
 """
 REMOVE_HASHED_PATH = "/tmp/tf-remove-hashed.py"

@@ -1,0 +1,171 @@
+"""Execute-only, enforced: the worker's attacks on the gold, tried for real in a cleanroom image.
+
+Each attack runs as `worker` in a container of a cleanroom image built the way the
+cleanroom stage builds one, plain and under no-new-privileges with every capability
+dropped. Against a static gold (what the build stage now makes) every attack is blocked;
+each is also run with its defence off, to show it is the defence that stops it: the loader
+attacks against a dynamically linked gold, the /proc, ptrace and core attacks against a
+gold the worker may read (mode 0755 instead of 0111).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.builders.layout import REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
+from taskfoundry.cleanroom.elf import code_segments, linkage
+from taskfoundry.cleanroom.image import build_cleanroom
+from taskfoundry.cleanroom.integrity import VARIANTS, check_integrity
+from taskfoundry.cleanroom.reports import IntegrityReport
+from taskfoundry.sandbox.base import SandboxLimits
+from taskfoundry.sandbox.docker import DockerSandbox
+
+pytestmark = pytest.mark.docker
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  const char *secret = "the gold's own algorithm";
+  printf("%s %zu\n", argc > 1 ? argv[1] : "none", strlen(secret));
+  return 0;
+}
+"""
+LOADER_ATTACKS = ("ld_preload", "ld_audit", "fake_libc")
+PROC_ATTACKS = ("proc_maps", "proc_exe", "proc_mem", "ptrace_peek", "core_dump")
+
+# The dump itself, as a worker would make it: a preloaded constructor that copies the
+# gold's executable mappings out of its own process (ProgramBench#44).
+DUMPER = r"""
+#include <stdio.h>
+#include <string.h>
+__attribute__((constructor)) static void dump(void) {
+  FILE *maps = fopen("/proc/self/maps", "r"), *out = fopen("/tmp/dump.bin", "wb");
+  char line[512]; unsigned long lo, hi; char perms[5], path[256];
+  while (maps && out && fgets(line, sizeof line, maps)) {
+    path[0] = 0;
+    if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3
+        && perms[2] == 'x' && strstr(path, "executable"))
+      fwrite((void *)lo, 1, hi - lo, out);
+  }
+  if (out) fclose(out);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def golds(docker_client, base_image) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    """The same program linked statically and dynamically, compiled in the base image."""
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        box.put_file(PROGRAM.encode(), "/tmp/p.c", mode=0o644)
+        res = box.exec(
+            "cd /tmp && gcc -O2 -static -o st p.c && gcc -O2 -o dyn p.c", timeout=120, user="0:0"
+        )
+        assert res.ok, res.text()
+        return {"static": box.get_file("/tmp/st"), "dynamic": box.get_file("/tmp/dyn")}
+
+
+def cleanroom(docker_client, base_image, tmp_path: Path, gold: bytes, readable: bool = False) -> str:  # type: ignore[no-untyped-def]
+    tag, _ = build_cleanroom(
+        docker_client,
+        base_image,
+        gold,
+        {"README.md": "# p\n"},
+        tmp_path,
+        "tf-test/integrity",
+        source_visible=readable,
+    )
+    return tag
+
+
+@pytest.fixture(scope="module")
+def reports(docker_client, base_image, golds, tmp_path_factory) -> dict[str, IntegrityReport]:  # type: ignore[no-untyped-def]
+    """One report per gold: static 0111 (shipped), dynamic 0111 (loader defence off),
+    static 0755 (execute-only off)."""
+    made = {}
+    for name, gold, readable in (
+        ("static", golds["static"], False),
+        ("dynamic", golds["dynamic"], False),
+        ("readable", golds["static"], True),
+    ):
+        image = cleanroom(docker_client, base_image, tmp_path_factory.mktemp(name), gold, readable)
+        made[name] = check_integrity(docker_client, image, linkage(gold))
+    return made
+
+
+def test_the_golds_are_what_they_claim(golds: dict[str, bytes]) -> None:
+    assert linkage(golds["static"]) == "static" and linkage(golds["dynamic"]) == "dynamic"
+
+
+def test_static_gold_is_sealed_against_every_attack(reports: dict[str, IntegrityReport]) -> None:
+    report = reports["static"]
+    assert report.verdict == "sealed" and report.linkage == "static"
+    assert set(report.attacks) == set(VARIANTS)
+    for results in report.attacks.values():
+        assert set(results) == {*LOADER_ATTACKS, *PROC_ATTACKS}
+        assert {r.result for r in results.values()} == {"blocked"}, results
+
+
+@pytest.mark.parametrize("attack", LOADER_ATTACKS)
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_loader_attack_works_on_a_dynamic_gold_and_not_on_a_static_one(
+    reports: dict[str, IntegrityReport], attack: str, variant: str
+) -> None:
+    assert reports["dynamic"].attacks[variant][attack].result == "succeeded"
+    assert reports["static"].attacks[variant][attack].result == "blocked"
+    assert reports["dynamic"].verdict == "instrumentable"
+
+
+@pytest.mark.parametrize("attack", PROC_ATTACKS)
+def test_proc_attack_works_on_a_readable_gold_and_not_on_an_execute_only_one(
+    reports: dict[str, IntegrityReport], attack: str
+) -> None:
+    assert reports["readable"].attacks["plain"][attack].result == "succeeded"
+    for variant in VARIANTS:
+        assert reports["static"].attacks[variant][attack].result == "blocked"
+        assert reports["dynamic"].attacks[variant][attack].result == "blocked"
+
+
+def dump_attempt(docker_client, image: str) -> bytes:  # type: ignore[no-untyped-def]
+    """The worker's dump: compile the dumper, preload it into the gold, read what it wrote."""
+    with DockerSandbox(image, SandboxLimits(), client=docker_client) as box:
+        box.put_file(DUMPER.encode(), "/tmp/dumper.c", mode=0o644)
+        res = box.exec(
+            "cd /tmp && gcc -shared -fPIC -o dumper.so dumper.c && "
+            f"LD_PRELOAD=/tmp/dumper.so {WORKSPACE_EXECUTABLE} x; test -f /tmp/dump.bin || : > /tmp/dump.bin",
+            timeout=120,
+            user="1000:1000",
+        )
+        assert res.ok, res.text()
+        return box.get_file("/tmp/dump.bin")
+
+
+def test_a_dump_through_the_loader_gets_the_code_of_a_dynamic_gold_only(
+    docker_client, base_image, golds, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    dynamic = dump_attempt(docker_client, cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"]))
+    code = code_segments(golds["dynamic"])[0]
+    assert code and code[:4096] in dynamic  # the defence off: the gold's code, copied out
+    static = dump_attempt(docker_client, cleanroom(docker_client, base_image, tmp_path / "s", golds["static"]))
+    assert static == b""
+
+
+def test_reference_copy_runs_and_cannot_be_removed(docker_client, base_image, golds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    image = cleanroom(docker_client, base_image, tmp_path, golds["static"])
+    with DockerSandbox(image, SandboxLimits(), client=docker_client) as box:
+        ran = box.exec([REFERENCE_EXECUTABLE, "hi"], timeout=30, user="1000:1000")
+        assert ran.ok and ran.stdout == b"hi 24\n"
+        for attempt in (f"rm -f {REFERENCE_EXECUTABLE}", f"mv /reference /tmp/r", f"cat {REFERENCE_EXECUTABLE}"):
+            assert not box.exec(attempt, timeout=30, user="1000:1000").ok, attempt
+        # the workspace copy is the worker's to lose (ProgramBench#60); the reference stays
+        assert box.exec(f"mv {WORKSPACE_EXECUTABLE} /tmp/x", timeout=30, user="1000:1000").ok
+        assert box.exec([REFERENCE_EXECUTABLE, "again"], timeout=30, user="1000:1000").ok
+
+
+def test_report_round_trips(reports: dict[str, IntegrityReport]) -> None:
+    text = reports["dynamic"].model_dump_json()
+    again = IntegrityReport.model_validate(json.loads(text))
+    assert again == reports["dynamic"] and again.succeeded()
