@@ -32,7 +32,13 @@ def _engine_error() -> str | None:
 # example task (test_leak_real_images scans the cleanroom images example builds leave, so it runs
 # after them, as in a serial run), and the flowtiny modules (one repository name, whose orphaned
 # sandboxes test_flows_docker removes). logsum and rcalc are built by a module of their own.
-EXAMPLE_MODULES = ["test_catalog_docker", "test_e2e", "test_eval_docker", "test_leak_real_images"]
+EXAMPLE_MODULES = [
+    "test_catalog_docker",
+    "test_e2e",
+    "test_eval_docker",
+    "test_eval_gold_docker",
+    "test_leak_real_images",
+]
 SHARED_GROUPS = {
     **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker"], "example-csvq"),
     "test_flows_docker": "flowtiny",

@@ -61,9 +61,7 @@ def golds(docker_client, base_image) -> dict[str, bytes]:  # type: ignore[no-unt
     """The same program linked statically and dynamically, compiled in the base image."""
     with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
         box.put_file(PROGRAM.encode(), "/tmp/p.c", mode=0o644)
-        res = box.exec(
-            "cd /tmp && gcc -O2 -static -o st p.c && gcc -O2 -o dyn p.c", timeout=120, user="0:0"
-        )
+        res = box.exec("cd /tmp && gcc -O2 -static -o st p.c && gcc -O2 -o dyn p.c", timeout=120, user="0:0")
         assert res.ok, res.text()
         return {"static": box.get_file("/tmp/st"), "dynamic": box.get_file("/tmp/dyn")}
 
@@ -146,10 +144,14 @@ def dump_attempt(docker_client, image: str) -> bytes:  # type: ignore[no-untyped
 def test_a_dump_through_the_loader_gets_the_code_of_a_dynamic_gold_only(
     docker_client, base_image, golds, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    dynamic = dump_attempt(docker_client, cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"]))
+    dynamic = dump_attempt(
+        docker_client, cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"])
+    )
     code = code_segments(golds["dynamic"])[0]
     assert code and code[:4096] in dynamic  # the defence off: the gold's code, copied out
-    static = dump_attempt(docker_client, cleanroom(docker_client, base_image, tmp_path / "s", golds["static"]))
+    static = dump_attempt(
+        docker_client, cleanroom(docker_client, base_image, tmp_path / "s", golds["static"])
+    )
     assert static == b""
 
 
@@ -158,7 +160,11 @@ def test_reference_copy_runs_and_cannot_be_removed(docker_client, base_image, go
     with DockerSandbox(image, SandboxLimits(), client=docker_client) as box:
         ran = box.exec([REFERENCE_EXECUTABLE, "hi"], timeout=30, user="1000:1000")
         assert ran.ok and ran.stdout == b"hi 24\n"
-        for attempt in (f"rm -f {REFERENCE_EXECUTABLE}", f"mv /reference /tmp/r", f"cat {REFERENCE_EXECUTABLE}"):
+        for attempt in (
+            f"rm -f {REFERENCE_EXECUTABLE}",
+            "mv /reference /tmp/r",
+            f"cat {REFERENCE_EXECUTABLE}",
+        ):
             assert not box.exec(attempt, timeout=30, user="1000:1000").ok, attempt
         # the workspace copy is the worker's to lose (ProgramBench#60); the reference stays
         assert box.exec(f"mv {WORKSPACE_EXECUTABLE} /tmp/x", timeout=30, user="1000:1000").ok

@@ -130,7 +130,7 @@ def refuse_gold_code(
 ) -> None:
     """`gold_code` when ./executable maps most of the gold's code pages (a dump, a padded or
     re-wrapped gold), unless the submission is the task's own reference (by its content)."""
-    if not gold.pages:
+    if not gold.pages or not steps.config.refuse_gold_code:
         return
     start = time.monotonic()
     share = gold_code_share(executable_bytes(archive), set(gold.pages))

@@ -29,6 +29,11 @@ class EvalConfig(BaseModel):
         description="pytest runs as root (the grader) and each program call as its own uid that "
         "cannot read eval/ (False: everything as the worker, ProgramBench's level)",
     )
+    refuse_gold_code: bool = Field(
+        True,
+        description="a ./executable mapping most of the gold's code pages is `gold_code` and "
+        "scores 0 (False only to measure what the check stops)",
+    )
     program_uid: int = Field(2000, description="uid of the program under test (+ the xdist worker's number)")
     submission_mb: int = Field(512, description="largest submission tarball accepted (compressed)")
     results_mb: int = Field(64, description="largest JUnit report read back")

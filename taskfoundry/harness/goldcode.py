@@ -34,7 +34,9 @@ DIGEST_CAP = 1 << 30
 
 
 def code_pages(data: bytes, executable_only: bool = True) -> set[bytes]:
-    """sha256 of each full virtual page of the (executable) loadable segments of an ELF."""
+    """sha256 of each page the kernel maps for the (executable) loadable segments of an ELF:
+    whole file pages at the segment's page-aligned offset, zero-filled past the file's end,
+    which is also what a dump of the running program holds."""
     try:
         segments = [
             (s["p_offset"], s["p_vaddr"], s["p_filesz"])
@@ -45,9 +47,9 @@ def code_pages(data: bytes, executable_only: bool = True) -> set[bytes]:
         return set()  # not an ELF file, or one the parser cannot read: no pages
     pages: set[bytes] = set()
     for offset, vaddr, size in segments:
-        first = -vaddr % PAGE  # from the segment's start to its first page boundary
-        for start in range(offset + first, offset + size - PAGE + 1, PAGE):
-            pages.add(hashlib.sha256(data[start : start + PAGE]).digest())
+        first = offset - vaddr % PAGE
+        for start in range(max(first, 0), min(offset + size, len(data)), PAGE):
+            pages.add(hashlib.sha256(data[start : start + PAGE].ljust(PAGE, b"\0")).digest())
     return pages
 
 
