@@ -85,7 +85,12 @@ def write_task(
 def sample_out(out: Path) -> Path:
     """An OUT folder of five tasks: three kinds, three languages, three difficulties."""
     tasks = out / "tasks"
-    write_task(tasks, "acme__alpha.aaaaaaa", created=datetime(2024, 3, 1, tzinfo=UTC))
+    write_task(
+        tasks,
+        "acme__alpha.aaaaaaa",
+        created=datetime(2024, 3, 1, tzinfo=UTC),
+        extra={"gold_integrity": "sealed"},
+    )
     write_task(tasks, "acme__beta.bbbbbbb", language="rust", difficulty="medium", tests=5)
     write_task(
         tasks,
@@ -96,5 +101,11 @@ def sample_out(out: Path) -> Path:
         created=datetime(2025, 6, 1, tzinfo=UTC),
     )
     write_task(tasks, "zeta__delta.ddddddd", extra={"kind": "feature"}, created=datetime(2025, 9, 1))
-    write_task(tasks, "zeta__eps.eeeeeee", language="rust", extra={"kind": "program"}, line_rate=0.9)
+    write_task(
+        tasks,
+        "zeta__eps.eeeeeee",
+        language="rust",
+        extra={"kind": "program", "gold_integrity": "instrumentable"},
+        line_rate=0.9,
+    )
     return out

@@ -40,6 +40,7 @@ def test_build_many_publishes_the_catalog_of_its_out_folder(tmp_path: Path, pref
         "tests": "3",
         "coverage": "50.0%",
         "mutation score": "75.0%",
+        "gold": "n/a",
     }
     assert str(out.resolve()) in description and "5 tasks, 17 tests" in description
 

@@ -327,6 +327,7 @@ def test_audit_command_exit_codes(
     runner = CliRunner()
     clean = runner.invoke(audit_command, [image[0], "--source", str(source)])
     assert clean.exit_code == 0 and ": clean, 0 findings" in clean.output, clean.output
+    assert "gold integrity: " in clean.output  # the worker's attacks, tried as well
     (tmp_path / "Dockerfile").write_text(
         f"FROM {image[0]}\nUSER root\n"
         "RUN cp /workspace/executable /tmp/copy && chmod 644 /tmp/copy\n"

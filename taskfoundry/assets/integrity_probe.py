@@ -52,7 +52,7 @@ def compile_marker():
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", lib, src], check=True, capture_output=True)
     fakedir = os.path.join(SCRATCH, "fakelib")
     os.makedirs(fakedir, exist_ok=True)
-    for name in ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "libgcc_s.so.1"):
+    for name in ("libc.so.6", "libm.so.6", "libgcc_s.so.1", "libnss_files.so.2", "libnss_compat.so.2"):
         subprocess.run(
             ["gcc", "-shared", "-fPIC", "-o", os.path.join(fakedir, name), src, f"-Wl,-soname,{name}"],
             check=True,

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.catalog.catalog import Catalog
 
-COLUMNS = ("task", "kind", "language", "difficulty", "tests", "coverage", "mutation score")
+COLUMNS = ("task", "kind", "language", "difficulty", "tests", "coverage", "mutation score", "gold")
 
 
 def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
@@ -20,6 +20,7 @@ def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
             "tests": str(r.tests),
             "coverage": f"{r.line_rate:.1%}",
             "mutation score": "n/a" if r.mutation_score is None else f"{r.mutation_score:.1%}",
+            "gold": r.gold_integrity or "n/a",
         }
         for r in cat
     ]

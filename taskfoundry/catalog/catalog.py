@@ -32,7 +32,16 @@ from taskfoundry.store import open_out
 
 log = logging.getLogger(__name__)
 DUMP_SUFFIXES = (".json", ".jsonl")
-BREAKDOWN_FIELDS = ("kind", "language", "difficulty", "repository", "source", "executable", "tests")
+BREAKDOWN_FIELDS = (
+    "kind",
+    "language",
+    "difficulty",
+    "repository",
+    "source",
+    "executable",
+    "tests",
+    "gold_integrity",
+)
 Match = str | Iterable[str] | None
 
 

@@ -46,6 +46,10 @@ class TaskRecord(BaseModel):
     branches: int = Field(description="branches of the hidden suite that count")
     line_rate: float = Field(description="first-party line coverage of the kept tests")
     mutation_score: float | None = Field(None, description="killed / mutants, where measured")
+    gold_integrity: str | None = Field(
+        None,
+        description="sealed, instrumentable or source_visible (reports/integrity.json); null: not checked",
+    )
     stats: TaskStats = Field(default_factory=TaskStats)
     path: str | None = Field(None, description="the task directory, when loaded from one")
 
@@ -120,6 +124,7 @@ def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskReco
             branches=len(spec.branches),
             line_rate=task.stats.line_rate,
             mutation_score=stats.get("mutation_score"),
+            gold_integrity=task.gold_integrity,
             stats=task.stats,
             path=str(task_dir.resolve()),
         )

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import click
 
+from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.cleanroom.assets import AssetReport
+from taskfoundry.cleanroom.elf import linkage
+from taskfoundry.cleanroom.integrity import check_integrity
 from taskfoundry.cleanroom.leakscan import LeakReport, LeakScanConfig, scan
+from taskfoundry.cleanroom.reports import IntegrityReport
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.models import load_json_model
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
@@ -86,6 +90,12 @@ def format_report(report: LeakReport) -> str:
     help="reports/assets.json of the task: its test assets are allowed",
 )
 @click.option("--json", "as_json", is_flag=True, help="print the LeakReport as JSON")
+@click.option(
+    "--integrity/--no-integrity",
+    default=True,
+    show_default=True,
+    help="also try the worker's attacks on the gold (reports/integrity.json)",
+)
 def audit_command(
     image: str,
     source: Path | None,
@@ -94,6 +104,7 @@ def audit_command(
     source_visible: bool,
     assets_file: Path | None,
     as_json: bool,
+    integrity: bool,
 ) -> None:
     """Scan a cleanroom IMAGE for leaks; exit 1 when it is leaky."""
     try:
@@ -110,4 +121,26 @@ def audit_command(
         click.echo(f"taskfoundry: {exc}", err=True)
         sys.exit(2)
     click.echo(report.model_dump_json(indent=2) if as_json else format_report(report))
+    if integrity:
+        try:
+            sealed = audit_integrity(image, source_visible)
+        except TaskfoundryError as exc:
+            click.echo(f"taskfoundry: {exc}", err=True)
+            sys.exit(2)
+        click.echo(sealed.model_dump_json(indent=2) if as_json else format_integrity(sealed))
     sys.exit(1 if report.verdict == "leaky" else 0)
+
+
+def audit_integrity(image: str, source_visible: bool) -> IntegrityReport:
+    """The worker's attacks on the image's gold (cleanroom.integrity)."""
+    from taskfoundry.sandbox.docker import DockerSandbox, docker_client
+
+    client = docker_client()
+    with DockerSandbox(image, SandboxLimits(), client=client) as box:
+        gold = box.get_file(WORKSPACE_EXECUTABLE)
+    return check_integrity(client, image, linkage(gold), source_visible=source_visible)
+
+
+def format_integrity(report: IntegrityReport) -> str:
+    got = report.succeeded()
+    return f"gold integrity: {report.verdict} ({report.linkage})" + (f": {', '.join(got)}" if got else "")

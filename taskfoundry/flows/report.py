@@ -99,6 +99,15 @@ def task_table(
     return [{"metric": k, "value": v} for k, v in rows]
 
 
+GOLD_TEXT = {
+    "sealed": "sealed (no worker attack got code into it or bytes out of it: reports/integrity.json)",
+    "instrumentable": "**instrumentable**: a worker can load code into the gold and copy it out "
+    "(dynamically linked; reports/integrity.json)",
+    "source_visible": "source-visible by design (a script its interpreter reads)",
+    None: "not checked (built before reports/integrity.json)",
+}
+
+
 def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = None) -> str:
     s = task.stats
     facts = facts or read_facts(task_dir)
@@ -114,7 +123,8 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- dummy pass rate before filtering: {s.dummy_pass_rate:.1%}\n"
         f"- mutation score of kept tests: {facts.mutation}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
-        f"- leak scan: {facts.leak}; test assets: {facts.assets}\n{created}"
+        f"- leak scan: {facts.leak}; test assets: {facts.assets}\n"
+        f"- gold: {GOLD_TEXT[task.gold_integrity]}\n{created}"
         f"- images: `{task.images.task_cleanroom}`, `{task.images.task}`\n"
         f"- written to: `{task_dir}`\n\n| stage | wall time |\n|---|---|\n{stages}\n"
     )
