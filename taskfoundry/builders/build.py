@@ -96,9 +96,12 @@ def build_run(recipe: Recipe) -> str:
     cov = shlex.quote(recipe.coverage_executable)
     kind = "script" if recipe.source_visible else "native"
     staged = recipe.kind in STAGED_KINDS
+    # cargo recipes link statically themselves (builders.static.cargo_lines); scripts have no linker
+    static = recipe.kind != "cargo" and not recipe.source_visible
     return (
         f"cp -a /src {COV_ROOT} \\\n"
-        f" && cd /src && {attempt(COV_ROOT, '/src')} && install -D -m 0755 /src/{gold} {GOLD} \\\n"
+        f" && cd /src && sh -e /task/build.sh && install -D -m 0755 /src/{gold} {GOLD} \\\n"
+        + (f" && {attempt(COV_ROOT, gold, GOLD)} && cd /src \\\n" if static else "")
         + (f" && sh /task/stage.sh {recipe.kind} \\\n" if staged else "")
         + f" && echo '{GOLD_DONE}' \\\n"
         f" && cd {COV_ROOT} && sh -e /task/build-cov.sh \\\n"

@@ -9,8 +9,9 @@ How, per language, without touching the recipe a task ships (`build.sh` stays th
   preprocess or shared-library line passes through), whatever the build system is;
 - Go: `CGO_ENABLED=0` (pure-Go programs link statically by themselves);
 - Rust: the cargo recipe itself builds with `crt-static` for the host triple (`cargo_lines`).
-When the static attempt fails, the gold is built again as the recipe says, from the pristine
-copy of the tree, and the cleanroom records the task's gold as instrumentable.
+The recipe's own build runs first, as before, in /src; the static attempt is a second build
+in a pristine copy. When it fails, the gold stays as the recipe built it, and the cleanroom
+records the task's gold as instrumentable (reports/integrity.json).
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from __future__ import annotations
 import shlex
 
 SHIM_DIR = "/task/static-bin"
+STATIC_TREE = "/static-src"  # the static attempt's copy of the tree, removed after it
 SHIM_NAMES = ("cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++")
 #: Printed to the build log when the static attempt failed and the gold is built as it was.
-STATIC_FAILED = "== taskfoundry: the static gold build failed; building it dynamically"
+STATIC_FAILED = "== taskfoundry: the static gold build failed; the gold stays as the recipe builds it"
 
 # A link line is one without -c/-S/-E/-M (compile only, preprocess, dependencies), -shared
-# or -r (a library or a relocatable object), or a query of the driver itself.
+# or -r (a library or a relocatable object), or a query of the driver itself; rustc's own
+# link lines (build scripts, proc macros: host code that cannot be static) pass through.
 SHIM = """#!/bin/sh
 # taskfoundry: gold builds link statically (builders/static.py)
 name=$(basename "$0")
@@ -32,18 +35,24 @@ for arg in "$@"; do
   case "$arg" in
     -c|-S|-E|-M|-MM|-shared|-r|-v|--version|-dumpversion|-dumpmachine|-print-*|-static-pie)
       exec "$real" "$@" ;;
+    *.rlib*|*/rustc*)
+      exec "$real" "$@" ;;
   esac
 done
 exec "$real" -static "$@"
 """
 
 
-def attempt(pristine: str, src: str) -> str:
-    """Shell: build.sh in `src` with the static settings; on failure, build.sh again as the
-    recipe says in a fresh copy of `pristine` (the tree before any build)."""
+def attempt(pristine: str, gold: str, dest: str) -> str:
+    """Shell: build.sh again in a copy of `pristine` (the tree before any build) with the
+    static settings; when it builds, its program (`gold`, relative) replaces `dest`. The
+    tree in /src keeps the recipe's own build (mutants are rebuilt there, incrementally)."""
     static = f"PATH={SHIM_DIR}:$PATH CGO_ENABLED=0 sh -e /task/build.sh"
-    redo = f"cd / && rm -rf {src} && cp -a {pristine} {src} && cd {src} && sh -e /task/build.sh"
-    return f"{{ {static} || {{ echo '{STATIC_FAILED}'; {redo}; }}; }}"
+    return (
+        f"{{ cp -a {pristine} {STATIC_TREE} && cd {STATIC_TREE} && {static} "
+        f"&& install -m 0755 {STATIC_TREE}/{gold} {dest} || echo '{STATIC_FAILED}'; "
+        f"cd / && rm -rf {STATIC_TREE}; }}"
+    )
 
 
 def shim_files() -> dict[str, str]:

@@ -100,3 +100,17 @@ def _api_page(repo: Path, path: Path) -> bool:
 def usage_docs(usage: dict[str, str], program: str) -> dict[str, str]:
     """Captured `--help` output as docs/usage/<command>.txt."""
     return {f"docs/usage/{cmd or program}.txt": text for cmd, text in sorted(usage.items())}
+
+
+#: Where the cleanroom tells the worker about the two copies of the program (ProgramBench#60:
+#: agents overwrite `./executable`, their only oracle).
+REFERENCE_NOTE_PATH = "docs/REFERENCE.md"
+REFERENCE_NOTE = """# The reference program
+
+`/workspace/executable` is the program to rebuild. Your build replaces it; the same
+program stays runnable at `{reference}`, which cannot be deleted or replaced.
+"""
+
+
+def reference_note(reference: str) -> dict[str, str]:
+    return {REFERENCE_NOTE_PATH: REFERENCE_NOTE.format(reference=reference)}

@@ -13,10 +13,10 @@ import docker
 from pydantic import Field
 
 from taskfoundry.builders.build import GOLD
-from taskfoundry.builders.layout import WORKSPACE
+from taskfoundry.builders.layout import REFERENCE_EXECUTABLE, WORKSPACE
 from taskfoundry.cleanroom import leakscan, runtime
 from taskfoundry.cleanroom.assets import select_assets
-from taskfoundry.cleanroom.docs import collect_docs, usage_docs
+from taskfoundry.cleanroom.docs import collect_docs, reference_note, usage_docs
 from taskfoundry.cleanroom.elf import linkage
 from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.cleanroom.integrity import check_integrity
@@ -50,7 +50,11 @@ def cleanroom_stage(
         usage = capture_usage(box, GOLD, settings.usage_timeout)
         gold = box.get_file(GOLD)
         data = _runtime_data(box)
-    docs = {**collect_docs(src.path), **usage_docs(usage, build.program)}
+    docs = {
+        **collect_docs(src.path),
+        **usage_docs(usage, build.program),
+        **reference_note(REFERENCE_EXECUTABLE),
+    }
     kept, files = select_assets(src.path)
     visible = build.recipe.source_visible
     tag, built = build_cleanroom(
