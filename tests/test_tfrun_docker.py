@@ -1,0 +1,61 @@
+"""tfrun.py, the helper that runs the program under test as its own uid: what the program
+leaves in its working directory cannot make the grader (root) read what it must not."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from taskfoundry.sandbox.base import SandboxLimits
+from taskfoundry.sandbox.docker import DockerSandbox
+
+pytestmark = pytest.mark.docker
+
+
+LINKER = (
+    "#!/bin/sh\nln -s /srv/secret.txt out.txt\necho in > inner.txt\nln -s inner.txt ok.txt\nmkfifo pipe\n"
+)
+CALL = r"""
+import json, os, sys
+sys.path.insert(0, "/tmp/t/eval/tests")
+os.environ["TF_PROGRAM_UID"] = "2000"
+import tfrun
+if sys.argv[1] == "off":
+    tfrun._remove_unsafe = lambda top: None
+work = "/tmp/t/work"
+os.makedirs(work)
+tfrun.run([], cwd=work)
+seen = {}
+for name in ("out.txt", "ok.txt"):
+    try:
+        seen[name] = open(os.path.join(work, name)).read()
+    except OSError:
+        seen[name] = None
+seen["pipe"] = os.path.lexists(os.path.join(work, "pipe"))
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_links_the_program_leaves_are_not_followed_by_the_grader(
+    base_image: str, docker_client, defence: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The program leaves a link to a root-only file (a hidden test, say) where the test reads
+    its output, and a FIFO; the helper removes both before root reads the directory."""
+    tfrun = resources.files("taskfoundry.assets").joinpath("tfrun.py").read_bytes()
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        assert box.exec("mkdir -p /srv /tmp/t/eval/tests", timeout=30, user="0:0").ok
+        box.put_file(b"HIDDEN-TEST-TEXT\n", "/srv/secret.txt", mode=0o600)
+        box.put_file(tfrun, "/tmp/t/eval/tests/tfrun.py", mode=0o644)
+        box.put_file(LINKER.encode(), "/tmp/t/executable", mode=0o755)
+        box.put_file(CALL.encode(), "/tmp/call.py", mode=0o644)
+        res = box.exec(["python3", "/tmp/call.py", defence], timeout=60, user="0:0")
+    assert res.ok, res.text()
+    seen = json.loads(res.stdout)
+    assert seen["ok.txt"] == "in\n"  # a link that stays in the directory is the program's output
+    if defence == "on":
+        assert seen["out.txt"] is None and seen["pipe"] is False
+    else:
+        assert seen["out.txt"] == "HIDDEN-TEST-TEXT\n" and seen["pipe"] is True
