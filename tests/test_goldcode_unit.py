@@ -164,3 +164,26 @@ def test_the_suite_log_is_the_runners_alone(tmp_path: Path) -> None:
     subprocess.run(["sh", "-c", logged("echo PASSED", str(log))], check=True)
     assert log.read_text() == "PASSED\n"
     assert log.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_instrumentable_gold_is_labelled_or_refused() -> None:
+    from taskfoundry.cleanroom.reports import AttackResult, IntegrityReport, LeakReport
+    from taskfoundry.errors import LeakError
+    from taskfoundry.kinds.program.cleanroom import require_clean
+    from taskfoundry.pipeline.results import CleanroomStage
+
+    got = {"ld_preload": AttackResult(result="succeeded", detail="preloaded code ran in the gold")}
+    report = IntegrityReport(image="i", linkage="dynamic", verdict="instrumentable", attacks={"plain": got})
+    clean = CleanroomStage(
+        image="i",
+        built=True,
+        usage={},
+        leak=LeakReport(image="i", verdict="clean", findings=[]),
+        integrity=report,
+    )
+    require_clean(clean)  # recorded: the task ships, labelled
+    with pytest.raises(LeakError, match="instrumentable .*plain:ld_preload"):
+        require_clean(clean, "require")
+    require_clean(
+        clean.model_copy(update={"integrity": report.model_copy(update={"verdict": "sealed"})}), "require"
+    )

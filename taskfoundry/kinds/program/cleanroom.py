@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Literal
 
 import docker
 from pydantic import Field
@@ -36,6 +37,9 @@ class CleanroomSettings(StageSettings):
     """What the cleanroom stage reads."""
 
     usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
+    # an instrumentable gold (a worker can load code into it: reports/integrity.json) is
+    # shipped labelled (`record`), or is an error and no task (`require`: sealed golds only)
+    integrity: Literal["record", "require"] = "record"
     # the leak scan's listings of base images, by image id: shared by every run on this
     # machine, so each base is walked once (see docs/leak-scan.md)
     listing_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "taskfoundry" / "leakscan")
@@ -104,13 +108,19 @@ def start_state(
 ) -> CleanroomStage:
     """The stage as the flow runs it: a leaky image is an error, never a start state."""
     clean = cleanroom_stage(src, build, settings, client)
-    require_clean(clean)
+    require_clean(clean, settings.integrity)
     return clean
 
 
-def require_clean(clean: CleanroomStage) -> None:
+def require_clean(clean: CleanroomStage, integrity: str = "record") -> None:
     if clean.leak.verdict != "clean":
         kinds = sorted({f.kind for f in clean.leak.findings})
         raise LeakError(
             f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
+        )
+    sealed = clean.integrity
+    if integrity == "require" and sealed is not None and sealed.verdict == "instrumentable":
+        raise LeakError(
+            f"the gold in {clean.image} is instrumentable ({sealed.linkage}): "
+            f"{', '.join(sealed.succeeded())} (cleanroom.integrity: require)"
         )
