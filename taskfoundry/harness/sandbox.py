@@ -12,6 +12,7 @@ more `docker exec`: a fork bomb can leave no room for one).
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Iterator
 from types import TracebackType
@@ -123,13 +124,25 @@ class GradingSandbox(DockerSandbox):
         self._volumes = []
 
     # after untrusted code: pause, then read -------------------------------
-    def freeze(self) -> None:
-        """Pause every process in the container (a fork bomb or a report forger included)."""
+    def freeze(self, attempts: int = 3) -> None:
+        """Pause every process in the container (a fork bomb or a report forger included). The
+        cgroup freezer can give up on a fork bomb on a loaded machine ("unable to freeze"): it
+        is tried again, then every process is killed instead (the volumes stay readable)."""
+        for attempt in range(attempts):
+            try:
+                self.container.pause()
+                return
+            except APIError as exc:
+                if "already paused" in str(exc):
+                    return
+                if "unable to freeze" not in str(exc):
+                    raise SandboxError(f"cannot pause the container: {exc}") from exc
+                log.warning("pause %d of %d failed (%s)", attempt + 1, attempts, exc)
+                time.sleep(1.0)
         try:
-            self.container.pause()
+            self.container.kill()
         except APIError as exc:
-            if "already paused" not in str(exc):
-                raise SandboxError(f"cannot pause the container: {exc}") from exc
+            raise SandboxError(f"cannot pause or kill the container: {exc}") from exc
 
     def archive_to(self, path: str, dest: IO[bytes], cap: int) -> None:
         """Stream the tar of `path` into `dest`; raises TooLarge past `cap` bytes."""
