@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import logging
 import posixpath
+import shlex
 import tarfile
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import copy_in
 from taskfoundry.kinds.feature import guard, scan
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
+from taskfoundry.kinds.feature.results import InterfaceObject
 from taskfoundry.kinds.feature.runner import RESULTS
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 
@@ -139,11 +141,11 @@ def _run(
             "compose_workspace",
             f"python3 -I {WS}/eval/compose.py {task.level} {UNPACKED} {WS} && rm -rf {UNPACKED} "
             f"&& chown -R {worker} {WS} && chown -R 0:0 {WS}/eval && chmod -R go-rwx {WS}/eval "
-            f"&& rm -f {RESULTS} && {guard.PREPARE}",
+            f"&& rm -f {RESULTS} && {guard.PREPARE}{_hide(task) if config.isolate else ''}",
             root=True,
         )
-        guard.install(box, watch)
-        env = {"HOME": config.home, **TEST_ENV, **(guard.ENV if config.isolate else {})}
+        guard.install(box, watch, task.f2p_files, typed_interface(task.interface))
+        env = {"HOME": config.home, **TEST_ENV}
         command = (
             guard.command(task.test_command, worker) if config.isolate else f"cd {WS} && {task.test_command}"
         )
@@ -165,6 +167,19 @@ def _run(
     grade_branch(result, branch, expected, set(expected), run, xml)
     if config.isolate:
         guard.unrecorded(result, branch, records)
+        guard.wrong_types(result, branch, records, task.return_types)
+
+
+def _hide(task: FeatureTaskYaml) -> str:
+    """The hidden F2P files become root's and unreadable to the worker (the boot reads them
+    as root before dropping to the worker)."""
+    paths = " ".join(shlex.quote(f"{WS}/{rel}") for rel in task.f2p_files)
+    return f" && chown 0:0 {paths} && chmod 0600 {paths}"
+
+
+def typed_interface(interface: list[InterfaceObject]) -> list[dict[str, str]]:
+    """The tested objects whose returns are typed (validation records them, grading checks)."""
+    return [{"module": i.module, "name": i.name} for i in interface if i.top]
 
 
 def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:

@@ -281,6 +281,7 @@ def _write_task(
         interface=cand.interface,
         test_command=command,
         test_timeout=test_timeout,
+        return_types=task.return_types,
     )
     key = branch_key(fnames.BRANCH)
     tests = TestsJson(branches={key: Branch(tests=[*task.f2p, *task.p2p])})
@@ -292,6 +293,7 @@ def _write_task(
         imports=test_imports(original, task, tops) or [f"import {env.project}"],
         test_command=shlex.join(["python", "-m", "pytest", *files]),
         test_timeout=test_timeout,
+        return_types=task.return_types,
     )
     final = fnames.task_dir(names, cand.name, level)
     with atomic.staged_dir(final) as tmp:
