@@ -109,8 +109,8 @@ def main(argv: list[str]) -> int:
     types_module = load("tf_feature_types", os.path.join(HERE, "tf_feature_types.py"))
     guard = load("tf_feature_guard", os.path.join(HERE, "tf_feature_guard.py"))
     del sys.modules["tf_feature_guard"]  # found by no name; pytest gets the module itself
+    serve_tests(files, guard._submitted_on_stack)  # before arming: part of the baseline
     guard.arm(key, int(record_fd), config, types_module)
-    serve_tests(files, guard._submitted_on_stack)
     del key, files, config
     os.set_inheritable(int(record_fd), False)  # the tests' own subprocesses do not get it
     drop(int(uid), int(gid))

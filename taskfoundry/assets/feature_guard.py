@@ -84,7 +84,7 @@ def signer(key: bytes, fd: int) -> Generator[None, str | None, None]:
     while True:
         if line is not None:
             where = _submitted_on_stack(sys._getframe(0))
-            if where and where != SEALED:
+            if where and where != SEALED and not line.startswith('{"k": "blocked"'):
                 line = dumps({"k": "blocked", "event": "signer", "where": where})
             data = line.encode()[:3800]
             mac.update(data + b"\n")
