@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from taskfoundry.kinds.feature.extract import STUB
 
-_ORACLE = '''
+_ORACLE = """
 def _tf_value(node, env):
     import ast
     if isinstance(node, ast.Name) and node.id in env:
@@ -68,14 +68,15 @@ def _tf_answer(table, name, func, given):
     given = {k: v for k, v in given.items() if k not in ("self", "cls")}
     for args, kwargs, value in table.get(name, []):
         try:
-            bound = inspect.signature(func).bind(*(["self"] if "self" in inspect.signature(func).parameters else []), *args, **kwargs)
+            params = inspect.signature(func).parameters
+            bound = inspect.signature(func).bind(*(["self"] if "self" in params else []), *args, **kwargs)
         except TypeError:
             continue
         bound.apply_defaults()
         if {k: v for k, v in bound.arguments.items() if k not in ("self", "cls")} == given:
             return value
     raise NotImplementedError("no answer found")
-'''
+"""
 
 _HELPERS = {
     "always_equal": """
@@ -147,7 +148,7 @@ def _tf_calls(code, env):
             if top[0] == "call":
                 names[store] = top
             if isinstance(arg, tuple):
-                stack.append(names.get(arg[1], ("?", arg[1])) if arg[1] not in names or names[arg[1]][0] == "call" else ("v", names[arg[1]]))
+                stack.append(names.get(arg[1], ("?", arg[1])))
         elif op in ("CALL", "CALL_KW"):
             kw = stack.pop()[1] if op == "CALL_KW" and stack else ()
             argc = arg if isinstance(arg, int) else 0

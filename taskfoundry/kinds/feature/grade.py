@@ -109,7 +109,16 @@ def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.Docker
         or rel.split("/", 1)[0] in test_dirs | {"eval"}
         or rel.rsplit("/", 1)[-1] in scan.STEERING
     }
-    return scan.scan_submission(task.level, submitted, start, replaced)
+    return scan.scan_submission(task.level, submitted, start, replaced, _solution(suite.parent.parent))
+
+
+def _solution(task_dir: Path) -> dict[str, bytes]:
+    """The task's reference submission, when it ships one (what it has, the scan allows)."""
+    path = task_dir / "solution.tar.gz"
+    try:
+        return _tar_files(path.read_bytes()) if path.is_file() else {}
+    except (tarfile.TarError, EOFError, OSError):
+        return {}
 
 
 def _run(
