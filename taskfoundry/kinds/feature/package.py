@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import logging
 import shlex
 import shutil
@@ -27,11 +28,9 @@ import jinja2
 from taskfoundry import atomic
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.config import Config
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
-from taskfoundry.kinds.feature.grade import grade_feature
+from taskfoundry.kinds.feature.env import WHEELS
 from taskfoundry.kinds.feature.images import commit_image
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
@@ -42,15 +41,15 @@ from taskfoundry.kinds.feature.results import (
     ValidatedTask,
     VerdictStage,
 )
-from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
+from taskfoundry.kinds.feature.runner import INSTALL, MTIME, PYTHON, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
+from taskfoundry.kinds.feature.selfcheck import removed_lines, self_check
 from taskfoundry.models import (
     Branch,
     TaskStats,
     TestsJson,
     branch_key,
-    load_json_model,
     save_json,
     save_yaml,
 )
@@ -132,12 +131,30 @@ def start_image(
     env: EnvStage, names: TaskNames, task: ValidatedTask, level: int, client: docker.DockerClient
 ) -> str:
     files = start_files(repo_files(env.repo), task)
-    commands = [INSTALL, "rm -rf *.egg-info"]
+    tops = sorted({i.module.split(".")[0] for i in task.candidate.interface})
+    commands = [INSTALL, "rm -rf *.egg-info", _outside_workspace_removed(tops)]
     if level == 2:  # the install made with the stripped tree, the tree itself left behind
         commands.append(f"find {WORKSPACE} -mindepth 1 -delete")
     commands += [_GIT, f"chown -R 1000:1000 {WORKSPACE}"]
     log = fnames.context_dir(names, f"start-{task.candidate.name}-l{level}.log")
     return commit_image(client, env.image, files, commands, f"{names.namespace}/feature-start", log)[0]
+
+
+def _outside_workspace_removed(tops: list[str]) -> str:
+    """Every copy of the project's packages outside the workspace removed from the start state:
+    a release installed in the base (a Debian python3-* package a tool pulled in) or left in
+    the venv or the wheelhouse would be imported instead of the worker's code, and would show
+    the removed feature. (Removed in the image's last layer: the worker sees no lower one.)"""
+    script = (
+        "import glob, os, shutil, sys\n"
+        f"tops = {tops!r}\n"
+        "for entry in [p for p in sys.path if p.startswith(('/usr', '/opt'))]:\n"
+        "    for top in tops:\n"
+        "        found = glob.glob(os.path.join(entry, top)) + glob.glob(os.path.join(entry, top + '.*'))\n"
+        "        for path in found:\n"
+        "            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)\n"
+    )
+    return f"{PYTHON} -I -c {shlex.quote(script)} && rm -rf {WHEELS}"
 
 
 def test_imports(original: Mapping[str, bytes], task: ValidatedTask, project_tops: set[str]) -> list[str]:
@@ -178,55 +195,41 @@ def package_stage(
     original = repo_files(env.repo)
     reference = reference_image(env, names, client) if verdict.tasks else ""
     tops = {i.module.split(".")[0] for t in verdict.tasks for i in t.candidate.interface}
-    written = []
+    written, dropped = [], {}
     for task in verdict.tasks:
+        lines = removed_lines(original, task.candidate.stripped)
         for level in settings.feature.levels:
-            written.append(
-                path := _write_task(
-                    src,
-                    env,
-                    gen,
-                    review,
-                    verdict,
-                    task,
-                    level,
-                    original,
-                    tops,
-                    reference,
-                    settings.feature.test_timeout,
-                    names,
-                    client,
-                    stage_seconds,
-                )
+            path = _write_task(
+                src,
+                env,
+                gen,
+                review,
+                verdict,
+                task,
+                level,
+                original,
+                tops,
+                reference,
+                settings.feature.test_timeout,
+                names,
+                client,
+                stage_seconds,
             )
-            if level > 1 and not kept_if_resolved(path, config.eval, client):
-                written.pop()
-    return written
-
-
-def kept_if_resolved(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
-    """Validation restored the reference at level 1; level 2 composes the workspace otherwise
-    (the worker's modules over the stripped tree): a task its own solution does not resolve
-    is removed with a warning that says why, never handed on."""
-    why = unresolved_by_solution(task_dir, harness, client)
-    if why is None:
-        return True
-    log.warning("%s: its solution does not resolve it (%s); not packaged", task_dir.name, why)
-    shutil.rmtree(task_dir)
-    return False
-
-
-def unresolved_by_solution(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> str | None:
-    """Grade the task's own solution.tar.gz as `taskfoundry eval` would: None when it resolves,
-    else the error code or the first tests that did not pass."""
-    tests = load_json_model(task_dir / "tests.json", TestsJson)
-    result = grade_feature(task_dir, task_dir / "solution.tar.gz", harness, client, "solution")
-    if score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved:
-        return None
-    if result.error_code:
-        return f"{result.error_code}: {(result.error_details or '')[:300]}"
-    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
-    return f"{len(bad)} tests not passed, e.g. {'; '.join(bad[:3])}"
+            scratch = fnames.context_dir(names, f"selfcheck-{path.name}")
+            why, found = self_check(path, lines, config.eval, client, scratch)
+            if why is None:
+                written.append((path, found))
+                continue
+            log.warning("%s: not packaged (%s)", path.name, why)
+            dropped[path.name] = why
+            shutil.rmtree(path)
+    for path, found in written:
+        report = json.loads((path / "reports" / "feature.json").read_text())
+        report |= {"selfcheck": found, "selfcheck_dropped": dropped}
+        atomic.write_json(path / "reports" / "feature.json", report)
+    if dropped:
+        atomic.write_json(fnames.context_dir(names, "selfcheck_dropped.json"), dropped)
+    return [path for path, _ in written]
 
 
 def _write_task(
