@@ -78,7 +78,7 @@ class Watch:
 
     def start(self, names: dict[types.CodeType, str]) -> None:
         self.names = names
-        mon = sys.monitoring
+        mon = sys.monitoring  # type: ignore[attr-defined]  # 3.12+: the task images have 3.13
         mon.use_tool_id(TOOL, "tf_feature_types")
         mon.register_callback(TOOL, mon.events.PY_RETURN, self._returned)
         for code in names:

@@ -79,8 +79,8 @@ def validate_one(
         if not on_stripped:
             return None, f"stripped_run_failed: {tail[-800:]}"
         runner.put({rel: original[rel] for rel in stripped})
-        env = types_recorder(box, cand)
-        on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=env)
+        recording = types_recorder(box, cand)
+        on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=recording)
         types = recorded_types(box)
     if not on_reference:
         return None, f"reference_run_failed: {tail[-800:]}"
