@@ -3,7 +3,7 @@
 usage: python3 -I feature_leak.py LINES.json
 
 LINES.json: distinctive lines of the removed code (stripped of indentation). Walks the file
-system but /proc, /sys and /dev, reads Python sources and the .py members of wheels and zips,
+system but /proc, /sys and /dev, reads Python sources and the .py members of wheels and zips
 and prints one JSON line: {"found": [[path, line], ...]} (at most 20).
 """
 
@@ -29,7 +29,7 @@ def _texts(path: str) -> list[tuple[str, str]]:
                 ]
         except (OSError, zipfile.BadZipFile, RuntimeError):
             return []
-    if not path.endswith((".py", ".pyi", ".txt", ".md", ".rst")) or os.path.getsize(path) > MAX_BYTES:
+    if not path.endswith((".py", ".pyi", ".pyx")) or os.path.getsize(path) > MAX_BYTES:
         return []
     with open(path, encoding="utf-8", errors="replace") as handle:
         return [(path, handle.read())]
