@@ -30,8 +30,7 @@ from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.config import Config
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
-from taskfoundry.kinds.feature.env import WHEELS
-from taskfoundry.kinds.feature.images import commit_image
+from taskfoundry.kinds.feature.images import commit_image, outside_workspace_removed
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
 from taskfoundry.kinds.feature.results import (
@@ -41,7 +40,7 @@ from taskfoundry.kinds.feature.results import (
     ValidatedTask,
     VerdictStage,
 )
-from taskfoundry.kinds.feature.runner import INSTALL, MTIME, PYTHON, RESULTS, pytest_command, repo_files
+from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.kinds.feature.selfcheck import removed_lines, self_check
@@ -132,29 +131,12 @@ def start_image(
 ) -> str:
     files = start_files(repo_files(env.repo), task)
     tops = sorted({i.module.split(".")[0] for i in task.candidate.interface})
-    commands = [INSTALL, "rm -rf *.egg-info", _outside_workspace_removed(tops)]
+    commands = [INSTALL, "rm -rf *.egg-info", outside_workspace_removed(tops)]
     if level == 2:  # the install made with the stripped tree, the tree itself left behind
         commands.append(f"find {WORKSPACE} -mindepth 1 -delete")
     commands += [_GIT, f"chown -R 1000:1000 {WORKSPACE}"]
     log = fnames.context_dir(names, f"start-{task.candidate.name}-l{level}.log")
     return commit_image(client, env.image, files, commands, f"{names.namespace}/feature-start", log)[0]
-
-
-def _outside_workspace_removed(tops: list[str]) -> str:
-    """Every copy of the project's packages outside the workspace removed from the start state:
-    a release installed in the base (a Debian python3-* package a tool pulled in) or left in
-    the venv or the wheelhouse would be imported instead of the worker's code, and would show
-    the removed feature. (Removed in the image's last layer: the worker sees no lower one.)"""
-    script = (
-        "import glob, os, shutil, sys\n"
-        f"tops = {tops!r}\n"
-        "for entry in [p for p in sys.path if p.startswith(('/usr', '/opt'))]:\n"
-        "    for top in tops:\n"
-        "        found = glob.glob(os.path.join(entry, top)) + glob.glob(os.path.join(entry, top + '.*'))\n"
-        "        for path in found:\n"
-        "            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)\n"
-    )
-    return f"{PYTHON} -I -c {shlex.quote(script)} && rm -rf {WHEELS}"
 
 
 def test_imports(original: Mapping[str, bytes], task: ValidatedTask, project_tops: set[str]) -> list[str]:

@@ -59,11 +59,11 @@ def removed_lines(original: Mapping[str, bytes], stripped: Mapping[str, str]) ->
     out: set[str] = set()
     for rel, text in stripped.items():
         before = original[rel].decode("utf-8", errors="replace").splitlines()
-        after = set(text.splitlines())
+        after = {line.strip() for line in text.splitlines()}
         diff = difflib.SequenceMatcher(None, before, text.splitlines(), autojunk=False)
         for tag, i1, i2, _, _ in diff.get_opcodes():
             if tag in ("replace", "delete"):
-                lines = (line.strip() for line in before[i1:i2] if line not in after)
+                lines = (line.strip() for line in before[i1:i2] if line.strip() not in after)
                 out |= {line for line in lines if len(line) >= MIN_LINE and not line.startswith("#")}
     return sorted(out)
 
