@@ -164,15 +164,13 @@ def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
 
 def _seals() -> frozenset[tuple[int, int, int]]:
     """Standard-library functions that look at frames for their own use and return none:
-    logging's caller lookup and exception formatting (a log call from submitted code)."""
+    logging's caller lookup and exception formatting (a log call from submitted code). Not
+    `logging.currentframe`, which hands its caller the frame."""
     import logging
 
     spans = set()
-    for func in (logging.Logger.findCaller, logging.Formatter.formatException, logging.currentframe):
-        code = func.__code__
-        lines = [n for _, _, n in code.co_lines() if n is not None]
-        if func is logging.currentframe:
-            continue  # hands the frame back: never a seal, listed to say so
+    for func in (logging.Logger.findCaller, logging.Formatter.formatException):
+        lines = [n for _, _, n in func.__code__.co_lines() if n is not None]
         spans.add((id(func.__globals__), min(lines), max(lines)))
     return frozenset(spans)
 
