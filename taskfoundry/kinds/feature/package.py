@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import logging
 import shlex
-import shutil
 import tarfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -43,7 +41,7 @@ from taskfoundry.kinds.feature.results import (
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
-from taskfoundry.kinds.feature.selfcheck import removed_lines, self_check
+from taskfoundry.kinds.feature.selfcheck import keep_checked, removed_lines
 from taskfoundry.models import (
     Branch,
     TaskStats,
@@ -177,41 +175,13 @@ def package_stage(
     original = repo_files(env.repo)
     reference = reference_image(env, names, client) if verdict.tasks else ""
     tops = {i.module.split(".")[0] for t in verdict.tasks for i in t.candidate.interface}
-    written, dropped = [], {}
+    written: dict[Path, list[str]] = {}  # task directory -> lines of its removed code
     for task in verdict.tasks:
         lines = removed_lines(original, task.candidate.stripped)
         for level in settings.feature.levels:
-            path = _write_task(
-                src,
-                env,
-                gen,
-                review,
-                verdict,
-                task,
-                level,
-                original,
-                tops,
-                reference,
-                settings.feature.test_timeout,
-                names,
-                client,
-                stage_seconds,
-            )
-            scratch = fnames.context_dir(names, f"selfcheck-{path.name}")
-            why, found = self_check(path, lines, config.eval, client, scratch)
-            if why is None:
-                written.append((path, found))
-                continue
-            log.warning("%s: not packaged (%s)", path.name, why)
-            dropped[path.name] = why
-            shutil.rmtree(path)
-    for path, found in written:
-        report = json.loads((path / "reports" / "feature.json").read_text())
-        report |= {"selfcheck": found, "selfcheck_dropped": dropped}
-        atomic.write_json(path / "reports" / "feature.json", report)
-    if dropped:
-        atomic.write_json(fnames.context_dir(names, "selfcheck_dropped.json"), dropped)
-    return [path for path, _ in written]
+            args = (src, env, gen, review, verdict, task, level, original, tops, reference)
+            written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines
+    return keep_checked(written, config.eval, client, fnames.context_dir(names, "selfcheck"))
 
 
 def _write_task(

@@ -12,6 +12,7 @@ import difflib
 import io
 import json
 import logging
+import shutil
 import tarfile
 from collections.abc import Mapping
 from importlib import resources
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import docker
 
+from taskfoundry import atomic
 from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.harness.config import EvalConfig
@@ -104,3 +106,26 @@ def self_check(
     if leaked:
         return f"leak: {found['leak_scan']}", found
     return None, found
+
+
+def keep_checked(
+    tasks: Mapping[Path, list[str]], harness: EvalConfig, client: docker.DockerClient, scratch: Path
+) -> list[Path]:
+    """The task directories (each with its removed code's lines) that pass the self-check; the
+    others are removed, with why in every kept task's report and in `scratch`."""
+    kept, dropped = [], {}
+    for path, lines in tasks.items():
+        why, found = self_check(path, lines, harness, client, scratch / path.name)
+        if why is None:
+            kept.append((path, found))
+            continue
+        log.warning("%s: not packaged (%s)", path.name, why)
+        dropped[path.name] = why
+        shutil.rmtree(path)
+    for path, found in kept:
+        report = json.loads((path / "reports" / "feature.json").read_text())
+        report |= {"selfcheck": found, "selfcheck_dropped": dropped}
+        atomic.write_json(path / "reports" / "feature.json", report)
+    if dropped:
+        atomic.write_json(scratch / "dropped.json", dropped)
+    return [path for path, _ in kept]
