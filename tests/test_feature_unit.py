@@ -19,6 +19,7 @@ from taskfoundry.kinds.feature.requirements import _parse
 from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvStage, TestCase
 from taskfoundry.kinds.feature.review import review_stage
 from taskfoundry.kinds.feature.scan import scan_submission
+from taskfoundry.kinds.feature.selfcheck import leak_lines
 from taskfoundry.kinds.feature.settings import FeatureConfig
 
 FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
@@ -376,3 +377,10 @@ def test_guarded_command_runs_the_boot_not_dash_m() -> None:
     assert "-m pytest" not in command and "/tmp/tf-guard/boot.py" in command and "tests/test_a.py" in command
     with pytest.raises(EvalStepError, match="PYTHON -m pytest"):
         guard.command("pytest -q", "1000:1000")
+
+
+def test_leak_lines_are_the_distinctive_lines_stripping_took() -> None:
+    original = {"m.py": b"def f(x):\n    total_of_everything = compute_the_total(x) + 1\n    return x\n"}
+    stripped = {"m.py": 'def f(x):\n    raise NotImplementedError("removed")\n    return x\n'}
+    # `return x` stays in the stripped module and is short: not a sign of a leak
+    assert leak_lines(original, stripped) == ["total_of_everything = compute_the_total(x) + 1"]

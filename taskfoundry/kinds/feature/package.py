@@ -41,7 +41,7 @@ from taskfoundry.kinds.feature.results import (
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
-from taskfoundry.kinds.feature.selfcheck import keep_checked, removed_lines
+from taskfoundry.kinds.feature.selfcheck import keep_checked, leak_lines
 from taskfoundry.models import (
     Branch,
     TaskStats,
@@ -177,7 +177,7 @@ def package_stage(
     tops = {i.module.split(".")[0] for t in verdict.tasks for i in t.candidate.interface}
     written: dict[Path, list[str]] = {}  # task directory -> lines of its removed code
     for task in verdict.tasks:
-        lines = removed_lines(original, task.candidate.stripped)
+        lines = leak_lines(original, task.candidate.stripped)
         for level in settings.feature.levels:
             args = (src, env, gen, review, verdict, task, level, original, tops, reference)
             written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines

@@ -56,7 +56,7 @@ def empty_submission(dest: Path) -> Path:
     return dest
 
 
-def removed_lines(original: Mapping[str, bytes], stripped: Mapping[str, str]) -> list[str]:
+def leak_lines(original: Mapping[str, bytes], stripped: Mapping[str, str]) -> list[str]:
     """Distinctive lines of the removed code: in the reference, not in the stripped module."""
     out: set[str] = set()
     for rel, text in stripped.items():
