@@ -112,7 +112,7 @@ def keep_checked(
     tasks: Mapping[Path, list[str]], harness: EvalConfig, client: docker.DockerClient, scratch: Path
 ) -> list[Path]:
     """The task directories (each with its removed code's lines) that pass the self-check; the
-    others are removed, with why in every kept task's report and in `scratch`."""
+    others are moved into `scratch`, with why in every kept task's report and there."""
     kept, dropped = [], {}
     for path, lines in tasks.items():
         why, found = self_check(path, lines, harness, client, scratch / path.name)
@@ -121,7 +121,9 @@ def keep_checked(
             continue
         log.warning("%s: not packaged (%s)", path.name, why)
         dropped[path.name] = why
-        shutil.rmtree(path)
+        kept_aside = scratch / path.name / "task"  # out of the tasks folder, there to look at
+        shutil.rmtree(kept_aside, ignore_errors=True)
+        shutil.move(path, kept_aside)
     for path, found in kept:
         report = json.loads((path / "reports" / "feature.json").read_text())
         report |= {"selfcheck": found, "selfcheck_dropped": dropped}
