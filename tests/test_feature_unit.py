@@ -384,3 +384,18 @@ def test_leak_lines_are_the_distinctive_lines_stripping_took() -> None:
     stripped = {"m.py": 'def f(x):\n    raise NotImplementedError("removed")\n    return x\n'}
     # `return x` stays in the stripped module and is short: not a sign of a leak
     assert leak_lines(original, stripped) == ["total_of_everything = compute_the_total(x) + 1"]
+
+
+def test_compose_keeps_a_package_whose_tests_live_inside_it(tmp_path: Path) -> None:
+    """toolz keeps its tests in toolz/tests/: only that directory is the reference's."""
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    _write(ws / "eval" / "restore", {"toolz/tests/test_core.py": "def test_a():\n    pass\n"})
+    _write(
+        sub, {"toolz/core.py": "X = 1\n", "toolz/tests/test_core.py": "forged\n", "toolz/tests/extra.py": ""}
+    )
+    feature_compose.main(1, str(sub), str(ws))
+    assert (ws / "toolz/core.py").read_text() == "X = 1\n"
+    assert (ws / "toolz/tests/test_core.py").read_text().startswith("def test_a")
+    assert not (ws / "toolz/tests/extra.py").exists()
+    assert feature_compose.test_root("toolz/tests/unit/test_x.py") == "toolz/tests"
+    assert feature_compose.test_root("test_top.py") is None

@@ -32,6 +32,7 @@ import docker
 from docker.errors import APIError
 
 from taskfoundry import atomic
+from taskfoundry.assets.feature_compose import test_root
 from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
@@ -97,7 +98,7 @@ def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.Docker
         start = {k.removeprefix("eval/base/"): v for k, v in hidden.items() if k.startswith("eval/base/")}
     else:
         start = start_state_files(task.images.task_cleanroom, client)
-    test_dirs = {rel.split("/", 1)[0] for rel in restore if "/" in rel}
+    test_dirs = {d for d in (test_root(rel) for rel in restore) if d}
     try:
         submitted = _tar_files(data)
     except (tarfile.TarError, EOFError, OSError) as exc:
@@ -106,7 +107,8 @@ def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.Docker
         rel
         for rel in submitted
         if rel in restore
-        or rel.split("/", 1)[0] in test_dirs | {"eval"}
+        or rel.split("/", 1)[0] == "eval"
+        or any(rel.startswith(f"{d}/") for d in test_dirs)
         or rel.rsplit("/", 1)[-1] in scan.STEERING
     }
     return scan.scan_submission(task.level, submitted, start, replaced, _solution(suite.parent.parent))
