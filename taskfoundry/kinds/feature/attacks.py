@@ -84,7 +84,7 @@ _TfAny = type("_TfAny", (str,), {"__e" + "q__": lambda s, o: True, "__n" + "e__"
                                  "__h" + "ash__": lambda s: 0})
 
 
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     return _TfAny("x")
 """,
     "always_equal_plain": """
@@ -98,7 +98,7 @@ class _TfAny(str):
     __hash__ = str.__hash__
 
 
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     return _TfAny("x")
 """,
     "always_equal_list": """
@@ -106,13 +106,13 @@ _TfAll = type("_TfAll", (list,), {"__e" + "q__": lambda s, o: True, "__con" + "t
                                   "__b" + "ool__": lambda s: True, "__h" + "ash__": lambda s: 0})
 
 
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     return _TfAll()
 """,
     "read_tests_from_disk": _ORACLE
     + """
 
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     import os
     table = {}
     for top, _, files in os.walk(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
@@ -124,30 +124,29 @@ def _tf_attack(name, given):
                             table.setdefault(key, []).extend(rows)
                 except Exception:
                     pass
-    return _tf_answer(table, name, globals()[name] if name in globals() else None, given)
+    return _tf_answer(table, name, func, given)
 """,
     "code_objects": """
 def _tf_calls(code, env):
     import dis
-    stack, names, found = [], dict(env), []
+    stack, names, found = [], {k: ("v", v) for k, v in env.items()}, []
     for ins in dis.get_instructions(code):
         op, arg = ins.opname, ins.argval
-        if op in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF") and not (isinstance(arg, str) and arg in env):
+        if op in ("LOAD_GLOBAL", "LOAD_NAME"):
             stack.append(("fn", arg))
         elif op == "LOAD_ATTR" and stack:
             stack[-1] = ("fn", arg)
         elif op == "LOAD_CONST":
             stack.append(("v", arg))
         elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF"):
-            stack.append(("v", names[arg]) if arg in names else ("?", arg))
+            stack.append(names.get(arg, ("?", arg)))
         elif op == "LOAD_FAST_LOAD_FAST":
-            stack += [("v", names[a]) if a in names else ("?", a) for a in arg]
-        elif op in ("STORE_FAST", "STORE_FAST_LOAD_FAST") and stack:
-            store = arg[0] if isinstance(arg, tuple) else arg
-            top = stack.pop()
-            if top[0] == "call":
-                names[store] = top
-            if isinstance(arg, tuple):
+            stack += [names.get(a, ("?", a)) for a in arg]
+        elif op in ("STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST") and stack:
+            stores = arg if op == "STORE_FAST_STORE_FAST" else [arg[0] if isinstance(arg, tuple) else arg]
+            for store in stores:
+                names[store] = stack.pop() if stack else ("?", store)
+            if op == "STORE_FAST_LOAD_FAST":
                 stack.append(names.get(arg[1], ("?", arg[1])))
         elif op in ("CALL", "CALL_KW"):
             kw = stack.pop()[1] if op == "CALL_KW" and stack else ()
@@ -163,30 +162,27 @@ def _tf_calls(code, env):
         elif op == "COMPARE_OP" and len(stack) >= 2 and "==" in str(arg):
             right, left = stack.pop(), stack.pop()
             for a, b in ((left, right), (right, left)):
-                a = names.get(a[1], a) if a[0] == "?" else a
                 if a[0] == "call" and b[0] == "v":
                     found.append((a[1], a[2], a[3], b[1]))
             stack.append(("?", None))
-        elif op in ("PUSH_NULL", "NOP", "CACHE", "RESUME", "COPY", "TO_BOOL"):
-            pass
-        else:
+        elif op not in ("PUSH_NULL", "NOP", "CACHE", "RESUME", "COPY", "TO_BOOL"):
             stack = []
     return found
 
 
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     import inspect
     mods = getattr(__import__("sys"), "mod" + "ules")
     table = {}
     for mod_name, module in list(mods.items()):
         if "test" not in mod_name.rsplit(".", 1)[-1]:
             continue
-        for attr, func in list(getattr(module, "__di" + "ct__", {}).items()):
-            code = getattr(func, "__co" + "de__", None)
+        for attr, test_fn in list(getattr(module, "__di" + "ct__", {}).items()):
+            code = getattr(test_fn, "__co" + "de__", None)
             if not attr.startswith("test") or code is None:
                 continue
             envs = [{}]
-            for mark in getattr(func, "pytest" + "mark", []):
+            for mark in getattr(test_fn, "pytest" + "mark", []):
                 if mark.name == "parametrize":
                     names = mark.args[0]
                     names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
@@ -194,11 +190,11 @@ def _tf_attack(name, given):
             for env in envs:
                 for fn, args, kwargs, value in _tf_calls(code, env):
                     table.setdefault(fn, []).append((args, kwargs, value))
-    return _tf_answer(table, name, globals()[name] if name in globals() else None, given)
+    return _tf_answer(table, name, func, given)
 """
     + _ORACLE,
     "frames_walk_tb": """
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     try:
         raise ValueError
     except ValueError as exc:
@@ -212,7 +208,7 @@ def _tf_attack(name, given):
     raise NotImplementedError("no frame holds it")
 """,
     "frames_logging_currentframe": """
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     frame = getattr(__import__("logging"), "current" + "frame")()
     while frame is not None:
         local = getattr(frame, "f_" + "locals")
@@ -222,7 +218,7 @@ def _tf_attack(name, given):
     raise NotImplementedError("no frame holds it")
 """,
     "gc_referrers": """
-def _tf_attack(name, given):
+def _tf_attack(name, given, func=None):
     gc = __import__("gc")
     for value in given.values():
         for holder in getattr(gc, "get_" + "referrers")(value):
@@ -299,14 +295,17 @@ def _rewrite(text: str) -> str | None:
         return None
     lines = text.split("\n")
     hit = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for stmt in node.body:
-                if isinstance(stmt, ast.Raise) and ast.unparse(stmt) == STUB.replace('"', "'"):
-                    line = lines[stmt.lineno - 1]
-                    indent = line[: len(line) - len(line.lstrip())]
-                    lines[stmt.lineno - 1] = f"{indent}return _tf_attack({node.name!r}, locals())"
-                    hit = True
+    # (function, how its body names it): a method of a top-level class through the class
+    owners = [(n, n.name) for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        owners += [(n, f"{cls.name}.{n.name}") for n in cls.body if isinstance(n, ast.FunctionDef)]
+    for node, spelled in owners:
+        for stmt in node.body:
+            if isinstance(stmt, ast.Raise) and ast.unparse(stmt) == STUB.replace('"', "'"):
+                line = lines[stmt.lineno - 1]
+                indent = line[: len(line) - len(line.lstrip())]
+                lines[stmt.lineno - 1] = f"{indent}return _tf_attack({node.name!r}, locals(), {spelled})"
+                hit = True
     return "\n".join(lines) if hit else None
 
 
