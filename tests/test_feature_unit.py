@@ -399,3 +399,17 @@ def test_compose_keeps_a_package_whose_tests_live_inside_it(tmp_path: Path) -> N
     assert not (ws / "toolz/tests/extra.py").exists()
     assert feature_compose.test_root("toolz/tests/unit/test_x.py") == "toolz/tests"
     assert feature_compose.test_root("test_top.py") is None
+
+
+def test_scan_matches_the_reference_on_the_construct_not_the_line_touched() -> None:
+    """more-itertools: a level-2 module defines `__contains__` the reference defines too; the
+    first new line inside it is a body line, the match is on the `def`."""
+    ref = (
+        b"class V:\n    def __contains__(self, value):\n"
+        b"        if not self.ok(value):\n            return False\n        return True\n"
+    )
+    start = {"m.py": b"class V:\n    pass\n"}
+    assert scan_submission(2, {"m.py": ref}, start, set(), {"m.py": ref}).hits == []
+    # a stub kept the `def`: filling its body is not defining a method
+    stub = b"class V:\n    def __contains__(self, value):\n        raise NotImplementedError\n"
+    assert scan_submission(1, {"m.py": ref}, {"m.py": stub}, set()).hits == []

@@ -129,6 +129,7 @@ class Hit:
     line: int
     rule: str
     text: str
+    anchor: str = ""  # the construct's own first line: what the reference is matched on
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.rule}: {self.text}"
@@ -216,9 +217,12 @@ def scan_source(path: str, text: str, lines: set[int]) -> list[Hit]:
     for node, rule in _nodes(tree):
         first = getattr(node, "lineno", 0)
         last = getattr(node, "end_lineno", None) or first
+        if rule.startswith("comparison method"):
+            last = first  # defining one is the act: a body filled in under a kept `def` is not
         touched = sorted(n for n in range(first, last + 1) if n in lines)
         if touched:
-            hits.add(Hit(path, touched[0], rule, source[touched[0] - 1].strip()[:120]))
+            anchor = source[first - 1].strip()[:120]
+            hits.add(Hit(path, touched[0], rule, source[touched[0] - 1].strip()[:120], anchor))
     return sorted(hits, key=lambda h: (h.path, h.line, h.rule))
 
 
@@ -251,7 +255,7 @@ def _reference_hits(reference: Mapping[str, bytes]) -> set[tuple[str, str, str]]
         if rel.endswith(".py"):
             text = data.decode("utf-8", errors="replace")
             lines = set(range(1, text.count("\n") + 2))
-            out |= {(h.path, h.rule, h.text) for h in scan_source(rel, text, lines)}
+            out |= {(h.path, h.rule, h.anchor) for h in scan_source(rel, text, lines)}
     return out
 
 
@@ -289,7 +293,7 @@ def scan_submission(
         found = scan_source(rel, text, lines)
         if found and reference and rel in reference:
             allowed = _reference_hits({rel: reference[rel]})
-            found = [h for h in found if (h.path, h.rule, h.text) not in allowed]
+            found = [h for h in found if (h.path, h.rule, h.anchor) not in allowed]
         hits += found
         offset = (old + SEPARATOR).count("\n") if level == 2 and old is not None else 0
         watch[rel] = sorted(n + offset for n in lines)
