@@ -295,10 +295,14 @@ def test_package_self_check_passed_and_reported(featlib_tasks: list[Path]) -> No
 
 def test_leak_scan_finds_removed_code_outside_the_workspace(featlib_tasks: list[Path], docker_client) -> None:  # type: ignore[no-untyped-def]
     task = _task(featlib_tasks[0])
-    # a line of the removed slugify, and one only the reference image's workspace holds
-    line = "if len(out) + len(separator) + len(part) > max_length:"
-    assert leaks(task.images.task_cleanroom, [line], docker_client) == []
-    found = leaks(task.images.task, [line], docker_client)
+    # lines of the removed feature: only the reference image's workspace holds them
+    lines = [
+        "if len(out) + len(separator) + len(part) > max_length:",
+        'while f"{base}{separator}{n}" in taken:',
+        'base = slugify(title, separator) or "item"',
+    ]
+    assert leaks(task.images.task_cleanroom, lines, docker_client) == []
+    found = leaks(task.images.task, lines, docker_client)
     assert found and found[0][0] == "/workspace/featlib/slug.py"
 
 

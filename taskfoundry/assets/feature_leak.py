@@ -2,9 +2,11 @@
 
 usage: python3 -I feature_leak.py LINES.json
 
-LINES.json: distinctive lines of the removed code (stripped of indentation). Walks the file
-system but /proc, /sys and /dev, reads Python sources and the .py members of wheels and zips
-and prints one JSON line: {"found": [[path, line], ...]} (at most 20).
+LINES.json: {"lines": distinctive lines of the removed code (stripped of indentation), "need": N}.
+Walks the file system but /proc, /sys and /dev, reads Python sources and the .py members of
+wheels and zips, and prints one JSON line: {"found": [[path, line], ...]} (at most 20) for the
+files that hold at least N of the lines (one line alone, `except (KeyError, IndexError):`,
+is found in unrelated code).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def _texts(path: str) -> list[tuple[str, str]]:
 
 def main(lines_file: str) -> None:
     with open(lines_file, encoding="utf-8") as handle:
-        wanted = set(json.load(handle))
+        config = json.load(handle)
+    wanted, need = set(config["lines"]), int(config["need"])
     found: list[list[str]] = []
     for top, dirs, files in os.walk("/"):
         dirs[:] = [d for d in dirs if os.path.join(top, d) not in SKIP]
@@ -48,9 +51,9 @@ def main(lines_file: str) -> None:
             except OSError:
                 continue
             for where, text in texts:
-                hit = next((line for line in text.splitlines() if line.strip() in wanted), None)
-                if hit is not None and len(found) < 20:
-                    found.append([where, hit.strip()])
+                held = {line.strip() for line in text.splitlines()} & wanted
+                if len(held) >= need and len(found) < 20:
+                    found.append([where, sorted(held)[0]])
     print(json.dumps({"found": found}))
 
 

@@ -33,6 +33,7 @@ from taskfoundry.sandbox.docker import DockerSandbox
 log = logging.getLogger(__name__)
 MIN_LINE = 30  # shorter lines (`return out`, `else:`) are not distinctive enough to call a leak
 LEAK_DIR = "/tmp/tf-leak"
+LEAK_LINES = 3  # a file holding this many distinct removed lines holds the removed code
 
 
 def graded(task_dir: Path, submission: Path, harness: EvalConfig, client: docker.DockerClient) -> str:
@@ -78,7 +79,8 @@ def leaks(image: str, lines: list[str], client: docker.DockerClient) -> list[lis
     with DockerSandbox(image, CHECK_LIMITS, client=client) as box:
         box.exec(f"mkdir -p {LEAK_DIR}", timeout=60, user="0:0")
         box.put_file(scanner, f"{LEAK_DIR}/scan.py")
-        box.put_file(json.dumps(lines).encode(), f"{LEAK_DIR}/lines.json")
+        config = {"lines": lines, "need": min(LEAK_LINES, len(lines))}
+        box.put_file(json.dumps(config).encode(), f"{LEAK_DIR}/lines.json")
         res = box.exec(f"python3 -I {LEAK_DIR}/scan.py {LEAK_DIR}/lines.json", timeout=900, user="1000:1000")
     if not res.ok:
         raise SandboxError(f"the leak scan of {image} failed: {res.text()[-500:]}")
