@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import shutil
 import tarfile
 from pathlib import Path
@@ -15,10 +14,11 @@ from taskfoundry.errors import FeatureError
 from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.harness.config import EvalConfig
+from taskfoundry.kinds.feature import attacks, scan
 from taskfoundry.kinds.feature.env import environment_stage
-from taskfoundry.kinds.feature.grade import grade_feature, start_state_submission
+from taskfoundry.kinds.feature.grade import grade_feature, start_state_files, start_state_submission
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
-from taskfoundry.kinds.feature.package import kept_if_resolved
+from taskfoundry.kinds.feature.selfcheck import leaks, self_check
 from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 from taskfoundry.pipeline.source import source_stage
@@ -253,7 +253,8 @@ def test_attacks_on_pytest_from_inside_resolve_nothing(
     assert "refused sys._getframe at /workspace/featlib/slug.py" in verdicts["peek_expected"][1]
     assert verdicts["exit_after_forged_junit"][0] == "incomplete_run"
     assert verdicts["register_hook"][0] == "grader_tampering"
-    assert "hook pytest_runtest_makereport helper (added)" in verdicts["register_hook"][1]
+    # walk_stack looks at frames for the submitted line that called it: refused before the hook is added
+    assert "refused sys._getframe at /workspace/featlib/slug.py" in verdicts["register_hook"][1]
     assert verdicts["plain_peek"][0] == "forbidden_code"
     assert "featlib/slug.py:6: frame access: return sys._getframe(1)" in verdicts["plain_peek"][1]
 
@@ -269,21 +270,109 @@ def test_without_the_guard_an_attack_resolves(
 
 
 def test_level_two_task_its_solution_does_not_resolve_is_dropped(
-    featlib_tasks: list[Path], docker_client, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    featlib_tasks: list[Path], docker_client, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    good, bad = tmp_path / "good" / featlib_tasks[1].name, tmp_path / "bad" / featlib_tasks[1].name
-    shutil.copytree(featlib_tasks[1], good)
+    bad = tmp_path / "bad" / featlib_tasks[1].name
     shutil.copytree(featlib_tasks[1], bad)
     # the reference module with one behaviour changed: every F2P test of unique_slug fails
     reference = _members(bad / "solution.tar.gz")["featlib/slug.py"].decode()
     wrong = reference.replace("n += 1", "n += 2")
     assert wrong != reference
     _tar({"featlib/slug.py": wrong.encode()}, bad / "solution.tar.gz")
-    with caplog.at_level(logging.WARNING, logger="taskfoundry.kinds.feature.package"):
-        assert kept_if_resolved(good, EvalConfig(), docker_client) and good.is_dir()
-        assert not kept_if_resolved(bad, EvalConfig(), docker_client) and not bad.exists()
-    (message,) = [r.getMessage() for r in caplog.records]
-    assert (
-        message.startswith(f"{bad.name}: its solution does not resolve it (")
-        and "test_unique_slug" in message
+    why, found = self_check(bad, [], EvalConfig(), docker_client, tmp_path / "scratch")
+    assert why is not None and why.startswith("reference_unresolved:") and "test_unique_slug" in why
+    assert found["start_state"] != "resolved" and found["empty"] != "resolved"
+
+
+def test_package_self_check_passed_and_reported(featlib_tasks: list[Path]) -> None:
+    for task_dir in featlib_tasks:
+        report = json.loads((task_dir / "reports" / "feature.json").read_text())
+        checked = report["selfcheck"]
+        assert checked["reference"] == "resolved" and checked["leak_scan"] == "clean"
+        assert checked["start_state"] != "resolved" and checked["empty"] != "resolved"
+        assert report["selfcheck_dropped"] == {}
+
+
+def test_leak_scan_finds_removed_code_outside_the_workspace(featlib_tasks: list[Path], docker_client) -> None:  # type: ignore[no-untyped-def]
+    task = _task(featlib_tasks[0])
+    # lines of the removed feature: only the reference image's workspace holds them
+    lines = [
+        "if len(out) + len(separator) + len(part) > max_length:",
+        'while f"{base}{separator}{n}" in taken:',
+        'base = slugify(title, separator) or "item"',
+    ]
+    assert leaks(task.images.task_cleanroom, lines, docker_client) == []
+    found = leaks(task.images.task, lines, docker_client)
+    assert found and found[0][0] == "/workspace/featlib/slug.py"
+
+
+def test_return_types_recorded_from_the_reference(featlib_tasks: list[Path]) -> None:
+    task = _task(featlib_tasks[0])
+    assert set(task.return_types) == set(task.f2p)
+    assert all(
+        t == {"featlib.slug:slugify": ["builtins.str"]}
+        for k, t in task.return_types.items()
+        if "slugify" in k
     )
+
+
+# ---- each attack class as a real submission, graded with the defences on and off -------------
+# (isolate: false grades as a naive grader would: `python -m pytest` from the workspace, the
+# files readable, no scan, guard or type checks: the attack must work there, or it shows nothing)
+HOSTILE = {
+    # attack: (F2P tests it passes undefended, at least; resolves undefended)
+    "always_equal": (11, True),
+    "always_equal_plain": (11, True),
+    "always_equal_list": (11, True),
+    "pytest_shadow": (11, True),
+    "stdlib_shadow_json": (11, True),
+    "stdlib_shadow_argparse": (11, True),
+    "read_tests_from_disk": (11, True),
+    "code_objects": (8, False),  # the parametrized tests' values (marks) and code constants
+    "frames_walk_tb": (5, False),  # the tests whose expected value is a local
+    "frames_logging_currentframe": (5, False),
+}
+
+
+@pytest.fixture(scope="module")
+def start_l1(featlib_tasks: list[Path], docker_client) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    return start_state_files(_task(featlib_tasks[0]).images.task_cleanroom, docker_client)
+
+
+@pytest.mark.parametrize("defended", [True, False], ids=["defended", "undefended"])
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_hostile_submission(
+    attack: str,
+    defended: bool,
+    featlib_tasks: list[Path],
+    start_l1: dict[str, bytes],
+    docker_client,
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    task_dir = featlib_tasks[0]
+    task = _task(task_dir)
+    submission = _tar(attacks.make(attack, start_l1).files, tmp_path / f"{attack}.tar.gz")
+    result, score = _graded(task_dir, submission, docker_client, isolate=defended)
+    f2p = sum(1 for t in result.test_results if t.name in task.f2p and t.status == "passed")
+    least, resolves = HOSTILE[attack]
+    if defended:
+        assert (f2p, score.resolved) == (0, False), result.error_details
+        verdicts = {result.error_code} | {(t.extra or {}).get("error_code") for t in result.test_results}
+        assert verdicts & {"forbidden_code", "grader_tampering", "wrong_type"} or attack.endswith("shadow"), (
+            verdicts
+        )
+    else:
+        assert f2p >= least and score.resolved == resolves and result.error_code is None
+
+
+def test_shadows_are_not_loaded_even_past_the_scan(
+    featlib_tasks: list[Path], start_l1: dict[str, bytes], docker_client, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The scan's hits dropped: the safe path alone keeps pytest.py and json.py unloaded."""
+    original = scan.scan_submission
+    monkeypatch.setattr(scan, "scan_submission", lambda *a, **k: scan.Scan([], original(*a, **k).watch))
+    for attack in ("pytest_shadow", "stdlib_shadow_json"):
+        submission = _tar(attacks.make(attack, start_l1).files, tmp_path / f"{attack}.tar.gz")
+        result, score = _graded(featlib_tasks[0], submission, docker_client)
+        assert not score.resolved and result.error_code is None
+        assert all(t.status != "passed" for t in result.test_results if t.name in _task(featlib_tasks[0]).f2p)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.assets import feature_compose
+from taskfoundry.assets import feature_compose, feature_guard_run, feature_types
+from taskfoundry.harness.models import EvalStepError
 from taskfoundry.kinds.feature import guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
@@ -18,6 +19,7 @@ from taskfoundry.kinds.feature.requirements import _parse
 from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvStage, TestCase
 from taskfoundry.kinds.feature.review import review_stage
 from taskfoundry.kinds.feature.scan import scan_submission
+from taskfoundry.kinds.feature.selfcheck import leak_lines
 from taskfoundry.kinds.feature.settings import FeatureConfig
 
 FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
@@ -308,3 +310,106 @@ def test_guard_stream_verdicts() -> None:
         "incomplete_run",
         "the grader's plugin never started (pytest did not run)",
     )
+
+
+def test_scan_refuses_comparison_methods_the_reference_does_not_define() -> None:
+    start = {"pkg/m.py": b"def f():\n    raise NotImplementedError\n"}
+    forged = b"class S(str):\n    def __eq__(self, other):\n        return True\n\ndef f():\n    return S()\n"
+    found = scan_submission(1, {"pkg/m.py": forged}, start, set())
+    assert [h.rule for h in found.hits] == ["comparison method __eq__"]
+    # the reference defines the same method at that place: allowed
+    assert scan_submission(1, {"pkg/m.py": forged}, start, set(), {"pkg/m.py": forged}).hits == []
+
+
+def test_scan_allows_what_the_reference_has() -> None:
+    """Issue 28 item 6: the project's own loader assigns to sys.modules."""
+    start = {"pkg/load.py": b"import sys\n\ndef load(name):\n    raise NotImplementedError\n"}
+    ref = b"import sys\n\ndef load(name):\n    sys.modules[name] = object()\n"
+    assert [h.rule for h in scan_submission(1, {"pkg/load.py": ref}, start, set()).hits] == [
+        "sys.modules/builtins tampering"
+    ]
+    assert scan_submission(1, {"pkg/load.py": ref}, start, set(), {"pkg/load.py": ref}).hits == []
+
+
+@pytest.mark.parametrize(
+    ("rel", "shadow"),
+    [
+        ("pytest.py", "pytest"),
+        ("json.py", "json"),
+        ("src/argparse/__init__.py", "argparse"),
+        ("pkg/json.py", None),
+    ],
+)
+def test_scan_refuses_modules_that_shadow_the_grader(rel: str, shadow: str | None) -> None:
+    tree = {"pkg/__init__.py": b"", rel: b"X = 1\n"}
+    hits = scan_submission(1, tree, {"pkg/__init__.py": b""}, set()).hits
+    assert [h.text for h in hits if h.rule.startswith("shadows")] == ([shadow] if shadow else [])
+
+
+def test_records_root_cannot_verify_are_forged() -> None:
+    import hmac as hmac_
+
+    key = b"k" * 32
+    mac = hmac_.new(key, digestmod="sha256")
+    lines = []
+    for record in (b'{"k": "start"}', b'{"k": "end"}'):
+        mac.update(record + b"\n")
+        lines.append(record + b"\t" + mac.copy().hexdigest().encode())
+    forged = b'{"k": "report", "id": "t", "when": "call", "outcome": "passed"}\tdeadbeef'
+    good, bad = feature_guard_run.verify(key, b"\n".join([lines[0], forged, lines[1]]) + b"\n")
+    assert good == [b'{"k": "start"}', b'{"k": "end"}'] and bad == [forged]
+    records = guard.parse(b'{"k": "start"}\n{"k": "forged", "count": 1, "sample": "x"}\n{"k": "end"}\n')
+    assert records.verdict() == ("grader_tampering", "1 records root could not verify, e.g. x")
+
+
+def test_types_are_exact() -> None:
+    class Sub(str):
+        pass
+
+    assert feature_types.describe("a") == "builtins.str"
+    assert feature_types.describe(Sub("a")).endswith(".Sub")
+    assert feature_types.describe(["a", 1]) == "builtins.list[builtins.int|builtins.str]"
+    assert feature_types.describe({"a": [Sub()]}).startswith("builtins.dict[builtins.str:builtins.list[")
+
+
+def test_guarded_command_runs_the_boot_not_dash_m() -> None:
+    command = guard.command("/opt/tf-venv/bin/python -m pytest -q tests/test_a.py", "1000:1000")
+    assert "-m pytest" not in command and "/tmp/tf-guard/boot.py" in command and "tests/test_a.py" in command
+    with pytest.raises(EvalStepError, match="PYTHON -m pytest"):
+        guard.command("pytest -q", "1000:1000")
+
+
+def test_leak_lines_are_the_distinctive_lines_stripping_took() -> None:
+    original = {"m.py": b"def f(x):\n    total_of_everything = compute_the_total(x) + 1\n    return x\n"}
+    stripped = {"m.py": 'def f(x):\n    raise NotImplementedError("removed")\n    return x\n'}
+    # `return x` stays in the stripped module and is short: not a sign of a leak
+    assert leak_lines(original, stripped) == ["total_of_everything = compute_the_total(x) + 1"]
+
+
+def test_compose_keeps_a_package_whose_tests_live_inside_it(tmp_path: Path) -> None:
+    """toolz keeps its tests in toolz/tests/: only that directory is the reference's."""
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    _write(ws / "eval" / "restore", {"toolz/tests/test_core.py": "def test_a():\n    pass\n"})
+    _write(
+        sub, {"toolz/core.py": "X = 1\n", "toolz/tests/test_core.py": "forged\n", "toolz/tests/extra.py": ""}
+    )
+    feature_compose.main(1, str(sub), str(ws))
+    assert (ws / "toolz/core.py").read_text() == "X = 1\n"
+    assert (ws / "toolz/tests/test_core.py").read_text().startswith("def test_a")
+    assert not (ws / "toolz/tests/extra.py").exists()
+    assert feature_compose.test_root("toolz/tests/unit/test_x.py") == "toolz/tests"
+    assert feature_compose.test_root("test_top.py") is None
+
+
+def test_scan_matches_the_reference_on_the_construct_not_the_line_touched() -> None:
+    """more-itertools: a level-2 module defines `__contains__` the reference defines too; the
+    first new line inside it is a body line, the match is on the `def`."""
+    ref = (
+        b"class V:\n    def __contains__(self, value):\n"
+        b"        if not self.ok(value):\n            return False\n        return True\n"
+    )
+    start = {"m.py": b"class V:\n    pass\n"}
+    assert scan_submission(2, {"m.py": ref}, start, set(), {"m.py": ref}).hits == []
+    # a stub kept the `def`: filling its body is not defining a method
+    stub = b"class V:\n    def __contains__(self, value):\n        raise NotImplementedError\n"
+    assert scan_submission(1, {"m.py": ref}, {"m.py": stub}, set()).hits == []

@@ -33,6 +33,20 @@ STEERING = (
 )
 
 
+TEST_DIRS = ("tests", "test", "testing")  # kinds/feature/objects.py names the same
+
+
+def test_root(rel: str) -> str | None:
+    """The outermost test directory on `rel`'s path (`tests`, `pkg/tests`), replaced whole by
+    the reference's; None for a test file outside one (restored on its own). A package that
+    keeps its tests inside (`toolz/tests/`) loses only those, never the package."""
+    parts = rel.split("/")[:-1]
+    for i, part in enumerate(parts):
+        if part in TEST_DIRS:
+            return "/".join(parts[: i + 1])
+    return None
+
+
 def regular_files(root: str) -> list[str]:
     found = []
     for top, dirs, files in os.walk(root):
@@ -68,7 +82,7 @@ def main(level: int, submission: str, ws: str) -> None:
             continue
         place(os.path.join(submission, rel), os.path.join(ws, rel), level == 2 and rel.endswith(".py"))
     restored = regular_files(restore)
-    test_dirs = {rel.split(os.sep, 1)[0] for rel in restored if os.sep in rel}
+    test_dirs = {d for d in (test_root(rel) for rel in restored) if d}
     for top, dirs, files in os.walk(ws):
         if os.path.relpath(top, ws).split(os.sep, 1)[0] == "eval":
             dirs[:] = []

@@ -1,23 +1,25 @@
-"""The grader's witness inside a feature task's pytest run (installed as tf_feature_guard).
+"""The grader's witness inside a feature task's pytest run (standard library and pytest only).
 
-Loaded through PYTEST_PLUGINS while pytest parses its arguments, so before any conftest or
-test module, and so before any submitted code, is imported. It writes one JSON line per
-event to TF_GUARD_FD, the write end of a pipe whose reader is the root wrapper
-(feature_guard_run.py): nothing written there can be taken back, and the worker's uid has
-no path by which to reopen it once it is closed.
+Loaded by the boot (assets/feature_boot.py) as root, before pytest and before any submitted
+code, then armed with what the boot read as root: the lines the submission added (WATCH),
+the hidden test files (PROTECTED), the interface to watch returns of, and a signer: a
+generator that appends an HMAC chain to each record and writes it to the pipe root reads
+(its key lives only in the generator's suspended frame, which the audit hook below keeps
+submitted code from reaching). Records root cannot verify are forgeries.
 
-- each test phase's outcome as pytest reports it, when it is reported;
-- `tamper`: pytest's, pluggy's and the builtins' functions are snapshotted here (and the
-  registered hook implementations when the session starts) and compared after collection,
-  after every test and at the end: a replaced function, class method, code object, module
-  or an added hook implementation is named;
-- `blocked`: an audit hook (it cannot be removed) refuses, from the lines the submission
-  added (TF_GUARD_WATCH: path -> line numbers), frame access (sys._getframe,
-  inspect.currentframe/stack, tb_frame, gi_frame...), gc.get_referrers/get_objects,
-  sys.settrace/setprofile/monitoring and rewriting a function's code; the operation raises;
+- each test phase's outcome, and the exact types the interface returned in it;
+- `tamper`: pytest's, pluggy's and the builtins' functions are snapshotted and compared
+  after collection, after every test and at the end;
+- `blocked`: an audit hook (it cannot be removed) refuses, whenever a submitted line is
+  anywhere on the calling stack (standard-library helpers in between do not hide it):
+  frame access (sys._getframe, tb_frame, gi_frame, f_code...), gc referrers, trace
+  hooks, code objects of the test modules, rewriting a function's code or defaults,
+  ctypes and /proc; in threads other than the main one, frame access at all;
+- `shadow`: a module of the workspace loaded under a standard or pytest module's name;
 - `end` when the session finishes; a run without it ended early (os._exit).
 
-Standard library and pytest only: it runs in the task's environment, whatever that holds.
+State the hooks read is immutable and held in their default arguments: setting those is
+refused from submitted code (an audited event), so it cannot be swapped from outside.
 """
 
 from __future__ import annotations
@@ -26,45 +28,15 @@ import builtins
 import json
 import os
 import sys
+import threading
 import types
-from typing import Any
+from collections.abc import Generator
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import pytest
 
-_write = os.write
-_dumps = json.dumps
-_FD = int(os.environ.pop("TF_GUARD_FD", "-1"))
-if _FD >= 0:
-    os.set_inheritable(_FD, False)  # the tests' own subprocesses do not get it
-
-
-def _load_watch() -> dict[str, frozenset[int]]:
-    path = os.environ.pop("TF_GUARD_WATCH", "")
-    if not path:
-        return {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return {os.path.abspath(k): frozenset(v) for k, v in json.load(handle).items()}
-    except (OSError, ValueError):
-        return {}
-
-
-WATCH = _load_watch()
-_SENT: set[str] = set()
-
-
-def emit(**record: Any) -> None:
-    if _FD < 0:
-        return
-    data = (_dumps(record)[:3900] + "\n").encode()  # under PIPE_BUF: one write, never interleaved
-    try:
-        _write(_FD, data)
-    except OSError:
-        pass
-
-
-# ---- the audit hook ------------------------------------------------------------------
-_EVENTS = frozenset(
+_FRAME_EVENTS = frozenset(
     {
         "sys._getframe",
         "sys._current_frames",
@@ -75,182 +47,295 @@ _EVENTS = frozenset(
         "sys.settrace",
         "sys.setprofile",
         "sys.monitoring.register_callback",
-        "sys.monitoring.use_tool_id",
     }
 )
-_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-_INSPECT = os.path.abspath(getattr(sys.modules.get("inspect"), "__file__", "") or "inspect.py")
-_busy = [False]
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "cr_code"})
+_SET_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+_GRADER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "xdist", "pytest_timeout"})
+_WATCHED_MODULES = ("pytest", "_pytest", "pluggy", "junitparser")
+Snapshot = MappingProxyType  # name -> (object id, code id, file of the code)
 
 
-def _culprit() -> str | None:
-    """file:line of the submitted line that caused the event (inspect's own frames are
-    looked through: inspect.stack() from submitted code is submitted code's doing)."""
-    frame: types.FrameType | None = sys._getframe(2)  # _culprit, _audit, then the caller
-    while frame is not None and os.path.abspath(frame.f_code.co_filename) == _INSPECT:
-        frame = frame.f_back
-    if frame is None:
+class State(NamedTuple):
+    watch: frozenset[tuple[str, int]]  # (file, line) of every submitted line
+    files: frozenset[str]  # files that hold submitted lines
+    protected: frozenset[str]  # the hidden test files
+    seals: frozenset[tuple[int, int, int]]  # (globals id, first line, last line): see _seals
+    signer: Generator[None, str | None, None]
+    types: Any  # feature_types.Watch, or None
+    targets: Any  # feature_types.targets
+    interface: tuple[dict[str, str], ...]  # the objects whose returns are watched
+    modules: Snapshot  # type: ignore[type-arg]
+    hooks: Snapshot  # type: ignore[type-arg]
+    config: tuple[Any, ...]
+    sent: set[str]  # changes reported once each
+    own: int  # id of this module's globals: its frames are the grader's
+
+
+def signer(key: bytes, fd: int) -> Generator[None, str | None, None]:
+    """Sends a record (a JSON line) to root with a chained HMAC; a record sent while submitted
+    code is on the stack is replaced by a `blocked` one (no signing on the worker's behalf)."""
+    import hmac
+
+    mac = hmac.new(key, digestmod="sha256")
+    del key
+    write, dumps = os.write, json.dumps
+    line = yield None
+    while True:
+        if line is not None:
+            where = _submitted_on_stack(sys._getframe(0))
+            if where and where != SEALED and not line.startswith('{"k": "blocked"'):
+                line = dumps({"k": "blocked", "event": "signer", "where": where})
+            data = line.encode()[:3800]
+            mac.update(data + b"\n")
+            try:
+                write(fd, data + b"\t" + mac.copy().hexdigest().encode() + b"\n")
+            except OSError:
+                pass
+        line = yield None
+
+
+def emit(_s: State | None = None, **record: Any) -> None:
+    if _s is not None:
+        _s.signer.send(json.dumps(record))
+
+
+# ---- the audit hook ------------------------------------------------------------------
+SEALED = "sealed"
+
+
+def _submitted_on_stack(frame: types.FrameType | None, _s: State | None = None) -> str | None:
+    """file:line of the nearest submitted line on the stack from `frame` outwards; None when
+    there is none; SEALED when a sealed standard-library frame (one that uses a frame and
+    hands none back) comes first. Reads only attributes that raise no audit event."""
+    if _s is None:
         return None
-    path = os.path.abspath(frame.f_code.co_filename)
-    lines = WATCH.get(path)
-    if lines is not None and frame.f_lineno in lines:
-        return f"{path}:{frame.f_lineno}"
+    while frame is not None:
+        glob = frame.f_globals
+        if id(glob) == _s.own:
+            pass  # the grader's own frames
+        else:
+            path, line = glob.get("__file__") or "", frame.f_lineno
+            if path in _s.files and (path, line) in _s.watch:
+                return f"{path}:{line}"
+            if any(g == id(glob) and a <= line <= b for g, a, b in _s.seals):
+                return SEALED
+        frame = frame.f_back
     return None
 
 
-def _hooked(event: str, args: tuple[Any, ...]) -> bool:
-    if event in _EVENTS:
+def _refused(event: str, args: tuple[Any, ...], _s: State | None = None) -> bool:
+    """Events that hand submitted code a frame, a test's code, or control of the grader."""
+    if _s is None:
+        return False
+    if event in _FRAME_EVENTS or event.startswith("ctypes."):
         return True
-    if event == "object.__getattr__":
-        return len(args) > 1 and args[1] in _FRAME_ATTRS
-    return event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__"
+    if event == "object.__getattr__" and len(args) > 1:
+        if args[1] in _FRAME_ATTRS:
+            return True
+        if args[1] == "__code__":
+            globs = getattr(args[0], "__globals__", None)
+            return isinstance(globs, dict) and globs.get("__file__") in _s.protected
+        return False
+    if event == "object.__setattr__" and len(args) > 1:
+        return args[1] in _SET_ATTRS
+    if event == "open" and args and isinstance(args[0], str | bytes):
+        path = os.fsdecode(args[0])
+        return path.startswith("/proc/") or os.path.abspath(path) in _s.protected
+    return False
 
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _busy[0] or not WATCH:
+def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
+    if _s is None or not _refused(event, args, _s):
         return
-    _busy[0] = True
-    try:
-        where = _culprit() if _hooked(event, args) else None
-    finally:
-        _busy[0] = False
+    if event == "sys._getframe" and args and id(args[0].f_globals) == _s.own:
+        return  # the grader looking at its own stack
+    main = threading.current_thread() is threading.main_thread()
+    frame = sys._getframe(0)
+    where = _submitted_on_stack(frame, _s)
+    if where == SEALED:
+        return
+    if not where and not main and event != "open" and not event.startswith("object.__setattr__"):
+        where = f"thread {threading.current_thread().name}"  # stacks started elsewhere
     if where:
-        emit(k="blocked", event=event, where=where)
+        emit(_s, k="blocked", event=f"{event} {args[1] if len(args) > 1 else ''}".strip(), where=where)
         raise RuntimeError(f"{event} from submitted code is refused by the grader ({where})")
 
 
-sys.addaudithook(_audit)
+def _seals() -> frozenset[tuple[int, int, int]]:
+    """Standard-library functions that look at frames for their own use and return none:
+    logging's caller lookup and exception formatting (a log call from submitted code). Not
+    `logging.currentframe`, which hands its caller the frame."""
+    import logging
+
+    spans = set()
+    for func in (logging.Logger.findCaller, logging.Formatter.formatException):
+        lines = [n for _, _, n in func.__code__.co_lines() if n is not None]
+        spans.add((id(func.__globals__), min(lines), max(lines)))
+    return frozenset(spans)
 
 
 # ---- integrity of the reporting machinery ----------------------------------------------
-_WATCHED_MODULES = ("pytest", "_pytest", "pluggy", "junitparser", __name__)
 _FUNCS = (types.FunctionType, classmethod, staticmethod, property)
 
 
-def _inner(value: Any) -> Any:
-    inner = value.__func__ if isinstance(value, classmethod | staticmethod) else value
-    return inner.fget if isinstance(inner, property) else inner
-
-
 def _ident(value: Any) -> tuple[int, int, str]:
-    """(object, code object, file the code comes from)."""
-    code = getattr(_inner(value), "__code__", None)
+    inner = value.__func__ if isinstance(value, classmethod | staticmethod) else value
+    inner = inner.fget if isinstance(inner, property) else inner
+    code = getattr(inner, "__code__", None)
     return (id(value), id(code), code.co_filename) if code is not None else (id(value), 0, "")
 
 
-State = dict[str, tuple[int, int, str]]
-
-
 def _places() -> dict[str, tuple[Any, str]]:
-    """Where every function and method defined in pytest's, pluggy's and this module, the
-    modules themselves and the builtins live: name -> (namespace, key), found once."""
     places: dict[str, tuple[Any, str]] = {}
     for name, module in list(sys.modules.items()):
         if not isinstance(module, types.ModuleType) or name.split(".")[0] not in _WATCHED_MODULES:
             continue
         places[f"module {name}"] = (sys.modules, name)
         for attr, value in list(vars(module).items()):
-            if isinstance(value, types.FunctionType) and value.__module__ == name:
+            if isinstance(value, types.FunctionType | type) and value.__module__ == name:
                 places[f"{name}.{attr}"] = (vars(module), attr)
-            elif isinstance(value, type) and value.__module__ == name:
-                places[f"{name}.{attr}"] = (vars(module), attr)
-                for key, member in list(vars(value).items()):
+                for key, member in list(vars(value).items()) if isinstance(value, type) else []:
                     if isinstance(member, _FUNCS):
-                        places[f"{name}.{attr}.{key}"] = (vars(value), key)  # a live view
-    places |= {
-        f"builtins.{attr}": (vars(builtins), attr) for attr, v in vars(builtins).items() if callable(v)
-    }
-    places |= {f"os.{attr}": (vars(os), attr) for attr in ("write", "_exit")}
+                        places[f"{name}.{attr}.{key}"] = (vars(value), key)
+    places |= {f"builtins.{a}": (vars(builtins), a) for a, v in vars(builtins).items() if callable(v)}
+    places |= {f"os.{a}": (vars(os), a) for a in ("write", "_exit")}
     return places
 
 
-def _module_state() -> State:
-    """What is at each place now, by identity."""
+_PLACES = _places()
+
+
+def _module_state() -> dict[str, tuple[int, int, str]]:
     return {key: _ident(space.get(attr)) for key, (space, attr) in _PLACES.items()}
 
 
-def _hook_state(config: Any) -> State:
-    state: State = {}
+def _hook_state(config: Any) -> dict[str, tuple[int, int, str]]:
+    state = {}
     for name, caller in list(vars(config.pluginmanager.hook).items()):
         impls = getattr(caller, "get_hookimpls", None)
-        if impls is None:
-            continue
-        for impl in impls():
+        for impl in impls() if impls is not None else []:
             state[f"hook {name} {impl.plugin_name}"] = _ident(impl.function)
         state[f"hookexec {name}"] = (id(getattr(caller, "_hookexec", None)), 0, "")
     return state
 
 
-def _changed(before: State, now: State, added: bool) -> list[str]:
+def _changed(before: Any, now: dict[str, tuple[int, int, str]], added: bool) -> list[str]:
     out = [key for key, ident in before.items() if now.get(key) != ident]
-    if added:
-        out += [f"{key} (added)" for key in now.keys() - before.keys()]
-    return sorted(out)
+    return sorted(out + ([f"{k} (added)" for k in now.keys() - before.keys()] if added else []))
 
 
-_PLACES = _places()
-_MODULES = _module_state()
-_HOOKS: State = {}
-_CONFIG: list[Any] = []
+def _shadows(_s: State) -> list[str]:
+    """Modules named like the standard library's or the grader's, loaded from elsewhere."""
+    names = _GRADER_MODULES | set(sys.stdlib_module_names)
+    out = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name.split(".")[0] in names and isinstance(path, str) and path.startswith(_WS):
+            out.append(f"module {name} from {path}")
+    return out
 
 
-def check(stage: str) -> None:
-    """Emit `tamper` naming what changed since the snapshots (each change once)."""
-    changed = _changed(_MODULES, _module_state(), added=False)
-    if _CONFIG and _HOOKS:
-        changed += _changed(_HOOKS, _hook_state(_CONFIG[0]), added=True)
-    fresh = [c for c in changed if c not in _SENT]
+def check(stage: str, _s: State | None = None) -> None:
+    if _s is None:
+        return
+    changed = _changed(_s.modules, _module_state(), added=False)
+    if _s.config and _s.hooks:
+        changed += _changed(_s.hooks, _hook_state(_s.config[0]), added=True)
+    changed += _shadows(_s)
+    fresh = [c for c in changed if c not in _s.sent]
     if fresh:
-        _SENT.update(fresh)
-        emit(k="tamper", stage=stage, changed=fresh[:20])
+        _s.sent.update(fresh)
+        emit(_s, k="tamper", stage=stage, changed=fresh[:20])
 
 
+_WS = "/workspace/"
+_STATEFUL = ("emit", "_submitted_on_stack", "_refused", "audit", "check", "_rearm", "_guard_modules")
+
+
+def _rearm(state: State, _s: State | None = None) -> None:
+    """Hand every stateful function `state` (as its default: replaced only from here)."""
+    space = globals()
+    for name in _STATEFUL:
+        space[name].__defaults__ = (state,)
+    for name in _HOOKS:
+        space[name].__defaults__ = (state,)
+
+
+def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
+    """Called once by the boot, as root, before pytest starts."""
+    watch = frozenset((path, int(n)) for path, lines in config.get("watch", {}).items() for n in lines)
+    state = State(
+        watch=watch,
+        files=frozenset(p for p, _ in watch),
+        protected=frozenset(config.get("protected", [])),
+        seals=_seals(),
+        signer=signer(key, fd),
+        types=types_module.Watch(),
+        targets=types_module.targets,
+        interface=tuple(config.get("interface", [])),
+        modules=MappingProxyType(_module_state()),
+        hooks=MappingProxyType({}),
+        config=(),
+        sent=set(),
+        own=id(globals()),
+    )
+    next(state.signer)
+    _rearm(state)
+    sys.addaudithook(audit)
+
+
+# ---- pytest hooks ------------------------------------------------------------------------
 def _junit_id(nodeid: str) -> str:
     from _pytest.junitxml import mangle_test_address
 
     return ".".join(mangle_test_address(nodeid))
 
 
-# ---- pytest hooks ------------------------------------------------------------------------
-def _foreign(path: str) -> bool:
-    """Code that is neither the environment's (the venv, the standard library) nor pytest's."""
-    path = os.path.abspath(path) if path else ""
-    return not path or path in WATCH or not path.startswith(_TRUSTED)
-
-
 _TRUSTED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
 
 
-def pytest_configure(config: Any) -> None:
-    _CONFIG.append(config)
+def pytest_configure(config: Any, _s: State | None = None) -> None:
+    assert _s is not None
+    _rearm(_s._replace(config=(config,)))
     emit(k="start", pid=os.getpid())
 
 
 @pytest.hookimpl(trylast=True)  # after every plugin has registered and configured itself
-def pytest_sessionstart(session: Any) -> None:
-    """pytest's own plugins patch pytest while configuring (legacypath does): what changed
-    since import by code from the environment becomes the baseline; anything else (a
-    conftest imported submitted code early) is tampering."""
-    now = _module_state()
-    for key in _changed(_MODULES, now, added=False):
-        if key in now and not _foreign(now[key][2]):
-            _MODULES[key] = now[key]
-    _HOOKS.update(_hook_state(session.config))
-    foreign = [
-        f"{k} from {v[2] or 'no file'}" for k, v in _HOOKS.items() if k.startswith("hook ") and v[2] in WATCH
-    ]
+def pytest_sessionstart(session: Any, _s: State | None = None) -> None:
+    """pytest's own plugins patch pytest while configuring: what code from the environment
+    changed becomes the baseline; anything else is tampering."""
+    assert _s is not None
+    now, modules = _module_state(), dict(_s.modules)
+    for key in _changed(modules, now, added=False):
+        if key in now and now[key][2].startswith(_TRUSTED) and now[key][2] not in _s.files:
+            modules[key] = now[key]
+    hooks = _hook_state(session.config)
+    _rearm(_s._replace(modules=MappingProxyType(modules), hooks=MappingProxyType(hooks)))
+    foreign = [f"{k} from {v[2]}" for k, v in hooks.items() if k.startswith("hook ") and v[2] in _s.files]
     if foreign:
-        _SENT.update(foreign)
         emit(k="tamper", stage="sessionstart", changed=foreign[:20])
     check("sessionstart")
 
 
-def pytest_collection_finish(session: Any) -> None:
+def pytest_collection_finish(session: Any, _s: State | None = None) -> None:
+    assert _s is not None
     check("collection")
+    _guard_modules()
+    if _s.interface:
+        _s.types.start(_s.targets(list(_s.interface)))
 
 
-def pytest_runtest_logreport(report: Any) -> None:
-    emit(k="report", id=_junit_id(report.nodeid), when=report.when, outcome=report.outcome)
+def pytest_runtest_logstart(nodeid: str, location: Any, _s: State | None = None) -> None:
+    if _s is not None:
+        _s.types.current = _junit_id(nodeid)
+
+
+def pytest_runtest_logreport(report: Any, _s: State | None = None) -> None:
+    assert _s is not None
+    test = _junit_id(report.nodeid)
+    seen = _s.types.take(test) if report.when == "call" else {}
+    emit(k="report", id=test, when=report.when, outcome=report.outcome, types=seen)
     if report.when == "teardown":
         check(report.nodeid)
 
@@ -264,3 +349,37 @@ def pytest_collectreport(report: Any) -> None:
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     check("sessionfinish")
     emit(k="end", exitstatus=int(exitstatus))
+
+
+_HOOKS = (
+    "pytest_configure",
+    "pytest_sessionstart",
+    "pytest_collection_finish",
+    "pytest_runtest_logstart",
+    "pytest_runtest_logreport",
+)
+
+
+# ---- the hidden test modules, closed to submitted code --------------------------------------
+class _Sealed(types.ModuleType):
+    """A test module whose attributes submitted code cannot read (its parametrize marks and
+    constants hold expected values); pytest and the tests themselves read them as before."""
+
+    def __getattribute__(self, name: str) -> Any:
+        where = _submitted_on_stack(sys._getframe(0))  # its own frame: no audit refusal
+        if where and where != SEALED:
+            emit(k="blocked", event=f"test module attribute {name}", where=where)
+            raise AttributeError(f"reading a test module from submitted code is refused ({where})")
+        return super().__getattribute__(name)
+
+
+def _guard_modules(_s: State | None = None) -> None:
+    assert _s is not None
+    for module in list(sys.modules.values()):
+        if isinstance(module, types.ModuleType) and getattr(module, "__file__", None) in _s.protected:
+            # collection has read the marks (parametrize rows hold expected values): the items
+            # keep their own copies, the functions and classes need them no more
+            for value in list(vars(module).values()):
+                if isinstance(value, types.FunctionType | type) and "pytestmark" in vars(value):
+                    delattr(value, "pytestmark")
+            module.__class__ = _Sealed

@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import logging
 import posixpath
+import shlex
 import tarfile
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import docker
 from docker.errors import APIError
 
 from taskfoundry import atomic
+from taskfoundry.assets.feature_compose import test_root
 from taskfoundry.errors import SandboxError
 from taskfoundry.evaluate.compile import read_submission
 from taskfoundry.evaluate.grade import grade_branch, inject_not_run
@@ -43,6 +45,7 @@ from taskfoundry.harness.steps import StepRunner
 from taskfoundry.harness.suite import copy_in
 from taskfoundry.kinds.feature import guard, scan
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
+from taskfoundry.kinds.feature.results import InterfaceObject
 from taskfoundry.kinds.feature.runner import RESULTS
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 
@@ -95,7 +98,7 @@ def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.Docker
         start = {k.removeprefix("eval/base/"): v for k, v in hidden.items() if k.startswith("eval/base/")}
     else:
         start = start_state_files(task.images.task_cleanroom, client)
-    test_dirs = {rel.split("/", 1)[0] for rel in restore if "/" in rel}
+    test_dirs = {d for d in (test_root(rel) for rel in restore) if d}
     try:
         submitted = _tar_files(data)
     except (tarfile.TarError, EOFError, OSError) as exc:
@@ -104,10 +107,20 @@ def _scan(task: FeatureTaskYaml, suite: Path, data: bytes, client: docker.Docker
         rel
         for rel in submitted
         if rel in restore
-        or rel.split("/", 1)[0] in test_dirs | {"eval"}
+        or rel.split("/", 1)[0] == "eval"
+        or any(rel.startswith(f"{d}/") for d in test_dirs)
         or rel.rsplit("/", 1)[-1] in scan.STEERING
     }
-    return scan.scan_submission(task.level, submitted, start, replaced)
+    return scan.scan_submission(task.level, submitted, start, replaced, _solution(suite.parent.parent))
+
+
+def _solution(task_dir: Path) -> dict[str, bytes]:
+    """The task's reference submission, when it ships one (what it has, the scan allows)."""
+    path = task_dir / "solution.tar.gz"
+    try:
+        return _tar_files(path.read_bytes()) if path.is_file() else {}
+    except (tarfile.TarError, EOFError, OSError):
+        return {}
 
 
 def _run(
@@ -139,11 +152,11 @@ def _run(
             "compose_workspace",
             f"python3 -I {WS}/eval/compose.py {task.level} {UNPACKED} {WS} && rm -rf {UNPACKED} "
             f"&& chown -R {worker} {WS} && chown -R 0:0 {WS}/eval && chmod -R go-rwx {WS}/eval "
-            f"&& rm -f {RESULTS} && {guard.PREPARE}",
+            f"&& rm -f {RESULTS} && {guard.PREPARE}{_hide(task) if config.isolate else ''}",
             root=True,
         )
-        guard.install(box, watch)
-        env = {"HOME": config.home, **TEST_ENV, **(guard.ENV if config.isolate else {})}
+        guard.install(box, watch, task.f2p_files, typed_interface(task.interface))
+        env = {"HOME": config.home, **TEST_ENV}
         command = (
             guard.command(task.test_command, worker) if config.isolate else f"cd {WS} && {task.test_command}"
         )
@@ -165,6 +178,19 @@ def _run(
     grade_branch(result, branch, expected, set(expected), run, xml)
     if config.isolate:
         guard.unrecorded(result, branch, records)
+        guard.wrong_types(result, branch, records, task.return_types)
+
+
+def _hide(task: FeatureTaskYaml) -> str:
+    """The hidden F2P files become root's and unreadable to the worker (the boot reads them
+    as root before dropping to the worker)."""
+    paths = " ".join(shlex.quote(f"{WS}/{rel}") for rel in task.f2p_files)
+    return f" && chown 0:0 {paths} && chmod 0600 {paths}"
+
+
+def typed_interface(interface: list[InterfaceObject]) -> list[dict[str, str]]:
+    """The tested objects whose returns are typed (validation records them, grading checks)."""
+    return [{"module": i.module, "name": i.name} for i in interface if i.top]
 
 
 def _results(box: GradingSandbox, config: EvalConfig) -> bytes | None:

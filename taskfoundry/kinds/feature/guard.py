@@ -1,16 +1,19 @@
 """The runtime guard of feature grading, host side: install it, run the tests under it, judge.
 
-In the container (assets/feature_guard_run.py as root, assets/feature_guard.py as a pytest
-plugin in the worker's pytest) every test phase's outcome, every change to pytest's
-reporting machinery and every refused frame/gc/trace access is written to a pipe that root
-reads into STREAM, a file in a directory only root can read. Here that stream decides:
+In the container, root (assets/feature_guard_run.py) starts the boot (assets/feature_boot.py)
+with a safe path; the boot reads the hidden F2P files, arms the guard (assets/feature_guard.py,
+a pytest plugin) and drops to the worker before any submitted code runs. Every test phase's
+outcome, the exact types the interface returned, every change to pytest's reporting
+machinery and every refused access is sent to root with a chained HMAC; root keeps what
+verifies in STREAM, in a directory only root can read. Here that stream decides:
 
-- a `blocked` or `tamper` record: `grader_tampering`, nothing counts;
+- a `blocked`, `tamper` or `forged` record: `grader_tampering`, nothing counts;
 - no `end` record (the session never finished: `os._exit`, a crash): `incomplete_run`;
 - a test the JUnit report calls passed that the guard did not see pass: `failure`
-  (`guard_unrecorded`): a report rewritten after the fact does not count.
-
-What the worker writes into the pipe itself can add records but not remove the guard's.
+  (`guard_unrecorded`): a report rewritten after the fact does not count;
+- an F2P test in which the interface returned a type the reference never returned there
+  (a subclass is another type): `failure` (`wrong_type`); one in which it returned
+  nothing the guard could see, where the reference did: `failure` (`type_unobserved`).
 """
 
 from __future__ import annotations
@@ -19,44 +22,64 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from taskfoundry.evaluate.models import EvaluationResult
+from taskfoundry.harness.models import EvalStepError
 from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
 
-GUARD_DIR = "/tmp/tf-guard"  # root's, 0755: the worker's pytest imports the plugin from here
+GUARD_DIR = "/tmp/tf-guard"  # root's, 0700: the boot reads it as root
 OUT_DIR = "/tmp/tf-guard-out"  # root's, 0700
 STREAM = f"{OUT_DIR}/stream.jsonl"
-PLUGIN = "tf_feature_guard"
-WATCH = f"{GUARD_DIR}/watch.json"
-PREPARE = f"mkdir -m 0755 {GUARD_DIR} && mkdir -m 0700 {OUT_DIR}"
-ENV = {"PYTHONPATH": GUARD_DIR, "PYTEST_PLUGINS": PLUGIN, "TF_GUARD_WATCH": WATCH}
+CONFIG = f"{GUARD_DIR}/config.json"
+PREPARE = f"mkdir -m 0700 {GUARD_DIR} && mkdir -m 0700 {OUT_DIR}"
 STREAM_CAP = 16 * 1024 * 1024
+_ASSETS = {
+    "feature_guard_run.py": "run.py",
+    "feature_boot.py": "boot.py",
+    "feature_guard.py": "tf_feature_guard.py",
+    "feature_types.py": "tf_feature_types.py",
+}
 
 
 def _asset(name: str) -> bytes:
     return resources.files("taskfoundry.assets").joinpath(name).read_bytes()
 
 
-def install(box: GradingSandbox, watch: dict[str, list[int]]) -> None:
-    """The plugin, its root wrapper and the submitted lines to watch (paths in the workspace);
-    PREPARE must have run as root."""
-    box.put_file(_asset("feature_guard.py"), f"{GUARD_DIR}/{PLUGIN}.py")
-    box.put_file(_asset("feature_guard_run.py"), f"{GUARD_DIR}/run.py")
-    box.put_file(json.dumps({f"{WS}/{rel}": lines for rel, lines in watch.items()}).encode(), WATCH)
+def install(
+    box: GradingSandbox, watch: dict[str, list[int]], protected: list[str], interface: list[Any]
+) -> None:
+    """The boot, the plugin, root's wrapper and their configuration (PREPARE must have run):
+    the submitted lines to watch and the hidden files, by path in the workspace."""
+    for asset, name in _ASSETS.items():
+        box.put_file(_asset(asset), f"{GUARD_DIR}/{name}", mode=0o600)
+    config = {
+        "watch": {f"{WS}/{rel}": lines for rel, lines in watch.items()},
+        "protected": [f"{WS}/{rel}" for rel in protected],
+        "interface": interface,
+    }
+    box.put_file(json.dumps(config).encode(), CONFIG, mode=0o600)
 
 
 def command(test_command: str, user: str) -> str:
-    """The test command as the worker under the guard (to be run as root)."""
+    """The task's pytest command under the guard (to be run as root): its interpreter runs the
+    boot instead of `-m pytest`, which would put the workspace first on sys.path."""
+    words = shlex.split(test_command)
+    if len(words) < 3 or words[1:3] != ["-m", "pytest"]:
+        raise EvalStepError(
+            "bad_task", f"a feature task's test command runs `PYTHON -m pytest`: {test_command}"
+        )
     uid, _, gid = user.partition(":")
-    inner = shlex.quote(f"cd {WS} && {test_command}")
-    return f"python3 -I {GUARD_DIR}/run.py {uid} {gid or uid} {STREAM} -- sh -c {inner}"
+    boot = [words[0], f"{GUARD_DIR}/boot.py", CONFIG, "--", *words[3:]]
+    return shlex.join(["python3", "-I", f"{GUARD_DIR}/run.py", STREAM, uid, gid or uid, "--", *boot])
 
 
 @dataclass
 class Records:
     passed: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
-    alarms: list[str] = field(default_factory=list)  # blocked and tamper records, described
+    alarms: list[str] = field(default_factory=list)  # blocked, tamper and forged records, described
+    types: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # test -> function -> types
     ended: bool = False
     started: bool = False
 
@@ -85,6 +108,8 @@ def parse(data: bytes | None) -> Records:
             outcome, test = rec.get("outcome"), rec["id"]
             if outcome == "passed" and rec.get("when") == "call":
                 records.passed.add(test)
+            if rec.get("when") == "call" and isinstance(rec.get("types"), dict):
+                records.types[test] = rec["types"]
             elif outcome == "failed":
                 records.failed.add(test)
         elif kind == "blocked":
@@ -93,6 +118,10 @@ def parse(data: bytes | None) -> Records:
             changed = rec.get("changed")
             changed = changed if isinstance(changed, list) else []
             records.alarms.append(f"changed ({rec.get('stage')}): {', '.join(map(str, changed))}")
+        elif kind == "forged":
+            records.alarms.append(
+                f"{rec.get('count')} records root could not verify, e.g. {rec.get('sample')}"
+            )
         elif kind == "start":
             records.started = True
         elif kind == "end":
@@ -118,3 +147,33 @@ def unrecorded(result: EvaluationResult, branch: str, records: Records) -> None:
                 "error_code": "guard_unrecorded",
                 "message": "the grader did not see this test pass",
             }
+
+
+def _allowed(reference: dict[str, dict[str, list[str]]], test: str, function: str) -> set[str]:
+    """The types the reference returned from `function` in `test`; for a call the reference
+    did not make in that test, in any test."""
+    if function in reference.get(test, {}):
+        return set(reference[test][function])
+    return {t for seen in reference.values() for t in seen.get(function, [])}
+
+
+def wrong_types(
+    result: EvaluationResult, branch: str, records: Records, reference: dict[str, dict[str, list[str]]]
+) -> None:
+    """A passed F2P test in which the interface returned a type the reference never did
+    there, or nothing the guard could see where the reference returned, becomes a failure."""
+    for test in result.test_results:
+        if test.branch != branch or test.status != "passed" or test.name not in reference:
+            continue
+        seen = records.types.get(test.name, {})
+        wrong = {f: sorted(set(t) - _allowed(reference, test.name, f)) for f, t in seen.items()}
+        wrong = {f: t for f, t in wrong.items() if t}
+        # the submission may reach a function another way than the reference: only a test in
+        # which none of them returned visibly (monitoring switched off) is suspect
+        missing = sorted(reference[test.name]) if not seen else []
+        if wrong:
+            message = "; ".join(f"{f} returned {', '.join(t)}" for f, t in sorted(wrong.items()))
+            test.status, test.extra = "failure", {"error_code": "wrong_type", "message": message}
+        elif missing:
+            message = f"no return the grader could see from {', '.join(missing)}"
+            test.status, test.extra = "failure", {"error_code": "type_unobserved", "message": message}

@@ -10,6 +10,7 @@ hashes of the inputs, and a tag that exists is not made again.
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from taskfoundry import atomic
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import ImageError, SandboxError
 from taskfoundry.images.build import image_exists
-from taskfoundry.kinds.feature.runner import CHECK_LIMITS, tree_tar
+from taskfoundry.kinds.feature.env import WHEELS
+from taskfoundry.kinds.feature.runner import CHECK_LIMITS, PYTHON, tree_tar
 from taskfoundry.sandbox.docker import DockerSandbox
 
 CHANGES = ("USER worker", f"WORKDIR {WORKSPACE}", 'CMD ["/bin/bash"]', "LABEL taskfoundry=feature")
@@ -61,3 +63,40 @@ def commit_image(
         raise ImageError(f"making {repository} failed: {exc}", logfile) from exc
     atomic.write_text(logfile, "\n".join(log))
     return tag, True
+
+
+# run in the start image as root: every directory or module named like one of the project's
+# top-level packages under the Python trees (vendored copies such as setuptools/_vendor/NAME
+# included), and every wheel or zip that holds one, is removed
+_UNSHADOW = """
+import os, shutil, sys, zipfile
+tops = set(sys.argv[1:])
+roots = [p for p in sys.path if p.startswith(("/usr", "/opt")) and os.path.isdir(p)]
+roots += ["/usr/share/python-wheels", "/opt"]
+for root in roots:
+    for top, dirs, files in os.walk(root):
+        for name in [d for d in dirs if d in tops]:
+            shutil.rmtree(os.path.join(top, name))
+            dirs.remove(name)
+        for name in files:
+            path = os.path.join(top, name)
+            if name.rsplit(".", 1)[0].split(".")[0] in tops and name.endswith((".py", ".so")):
+                os.remove(path)
+            elif name.endswith((".whl", ".zip", ".egg")):
+                try:
+                    with zipfile.ZipFile(path) as archive:
+                        held = {part for n in archive.namelist() for part in n.split("/")[:-1]}
+                except (OSError, zipfile.BadZipFile):
+                    continue
+                if held & tops:
+                    os.remove(path)
+"""
+
+
+def outside_workspace_removed(tops: list[str]) -> str:
+    """Every copy of the project's packages outside the workspace removed from the start state:
+    a release installed in the base (a Debian python3-* package a tool pulled in), vendored by
+    another package, or left in the venv or the wheelhouse would be imported instead of the
+    worker's code, and shows the removed feature. (Removed in the image's last layer: the
+    worker sees no lower one.)"""
+    return f"{PYTHON} -I -c {shlex.quote(_UNSHADOW)} {shlex.join(tops)} && rm -rf {WHEELS}"

@@ -24,3 +24,7 @@ class FeatureTaskYaml(TaskYaml):
     interface: list[InterfaceObject]
     test_command: str = Field(description="run from the workspace root by the grader")
     test_timeout: float = Field(description="seconds one test may run")
+    return_types: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict,
+        description="F2P test -> tested function -> the exact types the reference returned there",
+    )

@@ -14,7 +14,6 @@ import ast
 import io
 import logging
 import shlex
-import shutil
 import tarfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -27,12 +26,9 @@ import jinja2
 from taskfoundry import atomic
 from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.config import Config
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.harness.config import EvalConfig
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
-from taskfoundry.kinds.feature.grade import grade_feature
-from taskfoundry.kinds.feature.images import commit_image
+from taskfoundry.kinds.feature.images import commit_image, outside_workspace_removed
 from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
 from taskfoundry.kinds.feature.results import (
@@ -45,12 +41,12 @@ from taskfoundry.kinds.feature.results import (
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
+from taskfoundry.kinds.feature.selfcheck import keep_checked, leak_lines
 from taskfoundry.models import (
     Branch,
     TaskStats,
     TestsJson,
     branch_key,
-    load_json_model,
     save_json,
     save_yaml,
 )
@@ -132,7 +128,8 @@ def start_image(
     env: EnvStage, names: TaskNames, task: ValidatedTask, level: int, client: docker.DockerClient
 ) -> str:
     files = start_files(repo_files(env.repo), task)
-    commands = [INSTALL, "rm -rf *.egg-info"]
+    tops = sorted({i.module.split(".")[0] for i in task.candidate.interface})
+    commands = [INSTALL, "rm -rf *.egg-info", outside_workspace_removed(tops)]
     if level == 2:  # the install made with the stripped tree, the tree itself left behind
         commands.append(f"find {WORKSPACE} -mindepth 1 -delete")
     commands += [_GIT, f"chown -R 1000:1000 {WORKSPACE}"]
@@ -178,55 +175,13 @@ def package_stage(
     original = repo_files(env.repo)
     reference = reference_image(env, names, client) if verdict.tasks else ""
     tops = {i.module.split(".")[0] for t in verdict.tasks for i in t.candidate.interface}
-    written = []
+    written: dict[Path, list[str]] = {}  # task directory -> lines of its removed code
     for task in verdict.tasks:
+        lines = leak_lines(original, task.candidate.stripped)
         for level in settings.feature.levels:
-            written.append(
-                path := _write_task(
-                    src,
-                    env,
-                    gen,
-                    review,
-                    verdict,
-                    task,
-                    level,
-                    original,
-                    tops,
-                    reference,
-                    settings.feature.test_timeout,
-                    names,
-                    client,
-                    stage_seconds,
-                )
-            )
-            if level > 1 and not kept_if_resolved(path, config.eval, client):
-                written.pop()
-    return written
-
-
-def kept_if_resolved(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> bool:
-    """Validation restored the reference at level 1; level 2 composes the workspace otherwise
-    (the worker's modules over the stripped tree): a task its own solution does not resolve
-    is removed with a warning that says why, never handed on."""
-    why = unresolved_by_solution(task_dir, harness, client)
-    if why is None:
-        return True
-    log.warning("%s: its solution does not resolve it (%s); not packaged", task_dir.name, why)
-    shutil.rmtree(task_dir)
-    return False
-
-
-def unresolved_by_solution(task_dir: Path, harness: EvalConfig, client: docker.DockerClient) -> str | None:
-    """Grade the task's own solution.tar.gz as `taskfoundry eval` would: None when it resolves,
-    else the error code or the first tests that did not pass."""
-    tests = load_json_model(task_dir / "tests.json", TestsJson)
-    result = grade_feature(task_dir, task_dir / "solution.tar.gz", harness, client, "solution")
-    if score_task(task_dir.name, tests.expected(), result, harness.near_resolved).resolved:
-        return None
-    if result.error_code:
-        return f"{result.error_code}: {(result.error_details or '')[:300]}"
-    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
-    return f"{len(bad)} tests not passed, e.g. {'; '.join(bad[:3])}"
+            args = (src, env, gen, review, verdict, task, level, original, tops, reference)
+            written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines
+    return keep_checked(written, config.eval, client, fnames.context_dir(names, "selfcheck"))
 
 
 def _write_task(
@@ -281,6 +236,7 @@ def _write_task(
         interface=cand.interface,
         test_command=command,
         test_timeout=test_timeout,
+        return_types=task.return_types,
     )
     key = branch_key(fnames.BRANCH)
     tests = TestsJson(branches={key: Branch(tests=[*task.f2p, *task.p2p])})
@@ -292,6 +248,7 @@ def _write_task(
         imports=test_imports(original, task, tops) or [f"import {env.project}"],
         test_command=shlex.join(["python", "-m", "pytest", *files]),
         test_timeout=test_timeout,
+        return_types=task.return_types,
     )
     final = fnames.task_dir(names, cand.name, level)
     with atomic.staged_dir(final) as tmp:

@@ -81,6 +81,8 @@ class ValidatedTask(BaseModel):
     candidate: Candidate
     f2p: list[str]  # JUnit ids: fail on the stripped repository, pass with the reference
     p2p: list[str]  # JUnit ids: pass on both
+    # F2P test -> tested function -> the exact types the reference returned there
+    return_types: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 
 
 class VerdictStage(BaseModel):

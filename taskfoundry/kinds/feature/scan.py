@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -92,6 +93,32 @@ _STRINGS = {
 }
 
 
+# comparison and truth methods: a value that defines them can claim to equal anything
+DUNDERS = frozenset(
+    {
+        "__eq__",
+        "__ne__",
+        "__hash__",
+        "__bool__",
+        "__len__",
+        "__contains__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__cmp__",
+        "__class__",
+        "__getattribute__",
+        "__getattr__",
+    }
+)
+# top-level modules a workspace file must not be named like: they would stand in for the
+# grader's own (pytest, its plugins, the standard library)
+GRADER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "xdist", "pytest_timeout"})
+STDLIB = frozenset(sys.stdlib_module_names) | {"__main__", "sitecustomize", "usercustomize"}
+
 # files Python runs that are not source: a submission may not add or change them
 _OPAQUE = (".so", ".pyd", ".pyc", ".pyo", ".pth")
 
@@ -102,6 +129,7 @@ class Hit:
     line: int
     rule: str
     text: str
+    anchor: str = ""  # the construct's own first line: what the reference is matched on
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.rule}: {self.text}"
@@ -169,6 +197,12 @@ def _nodes(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
                 yield node, rule
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("pytest_"):
             yield node, "pytest/pluggy internals"
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in DUNDERS:
+            yield node, f"comparison method {node.name}"
+        elif isinstance(node, ast.Name) and node.id in DUNDERS and isinstance(node.ctx, ast.Store):
+            yield node, f"comparison method {node.id}"
+        elif isinstance(node, ast.Constant) and node.value in DUNDERS:
+            yield node, f"comparison method {node.value}"
 
 
 def scan_source(path: str, text: str, lines: set[int]) -> list[Hit]:
@@ -183,9 +217,12 @@ def scan_source(path: str, text: str, lines: set[int]) -> list[Hit]:
     for node, rule in _nodes(tree):
         first = getattr(node, "lineno", 0)
         last = getattr(node, "end_lineno", None) or first
+        if rule.startswith("comparison method"):
+            last = first  # defining one is the act: a body filled in under a kept `def` is not
         touched = sorted(n for n in range(first, last + 1) if n in lines)
         if touched:
-            hits.add(Hit(path, touched[0], rule, source[touched[0] - 1].strip()[:120]))
+            anchor = source[first - 1].strip()[:120]
+            hits.add(Hit(path, touched[0], rule, source[touched[0] - 1].strip()[:120], anchor))
     return sorted(hits, key=lambda h: (h.path, h.line, h.rule))
 
 
@@ -195,14 +232,47 @@ class Scan:
     watch: dict[str, list[int]]  # path in the composed workspace -> its new lines
 
 
+def shadows(rel: str, tree: Mapping[str, bytes]) -> str | None:
+    """The module `rel` would stand in for, when it is named like a standard or grader module
+    and can be top-level (no `__init__.py` beside it, so a path entry can make it one)."""
+    parts = rel.split("/")
+    if parts[-1] == "__init__.py" and len(parts) > 1:
+        name, parent = parts[-2], parts[:-2]
+    elif parts[-1].endswith(".py"):
+        name, parent = parts[-1][:-3], parts[:-1]
+    else:
+        return None
+    if name not in STDLIB | GRADER_MODULES:
+        return None
+    return None if parent and "/".join([*parent, "__init__.py"]) in tree else name
+
+
+def _reference_hits(reference: Mapping[str, bytes]) -> set[tuple[str, str, str]]:
+    """(path, rule, line) of every hit the reference itself has: code the task's own solution
+    has is never refused."""
+    out = set()
+    for rel, data in reference.items():
+        if rel.endswith(".py"):
+            text = data.decode("utf-8", errors="replace")
+            lines = set(range(1, text.count("\n") + 2))
+            out |= {(h.path, h.rule, h.anchor) for h in scan_source(rel, text, lines)}
+    return out
+
+
 def scan_submission(
-    level: int, submitted: Mapping[str, bytes], start: Mapping[str, bytes], replaced: set[str]
+    level: int,
+    submitted: Mapping[str, bytes],
+    start: Mapping[str, bytes],
+    replaced: set[str],
+    reference: Mapping[str, bytes] | None = None,
 ) -> Scan:
     """`submitted`: the submission's files; `start`: the start state's (level 1: the worker's
     workspace; level 2: the stripped tree the grader composes onto); `replaced`: paths the
-    grader removes or restores from the reference (they never run as submitted)."""
+    grader removes or restores from the reference (they never run as submitted);
+    `reference`: the task's solution (what it has is allowed)."""
     hits: list[Hit] = []
     watch: dict[str, list[int]] = {}
+    tree = {**start, **submitted}
     for rel, data in sorted(submitted.items()):
         if rel in replaced:
             continue
@@ -211,13 +281,20 @@ def scan_submission(
             continue
         if not rel.endswith(".py"):
             continue
+        shadow = shadows(rel, tree) if rel not in start else None
+        if shadow:
+            hits.append(Hit(rel, 0, "shadows a standard or grader module", shadow))
         text = data.decode("utf-8", errors="replace")
         before = start.get(rel)
         old = before.decode("utf-8", errors="replace") if before is not None else None
         lines = new_lines(old, text)
         if not lines:
             continue
-        hits += scan_source(rel, text, lines)
+        found = scan_source(rel, text, lines)
+        if found and reference and rel in reference:
+            allowed = _reference_hits({rel: reference[rel]})
+            found = [h for h in found if (h.path, h.rule, h.anchor) not in allowed]
+        hits += found
         offset = (old + SEPARATOR).count("\n") if level == 2 and old is not None else 0
         watch[rel] = sorted(n + offset for n in lines)
     return Scan(hits, watch)

@@ -10,11 +10,14 @@ at least `min_f2p` F2P tests.
 
 from __future__ import annotations
 
+import json
 import logging
+from importlib import resources
 
 import docker
 
 from taskfoundry.errors import SandboxError
+from taskfoundry.kinds.feature.grade import typed_interface
 from taskfoundry.kinds.feature.results import (
     Candidate,
     CandidatesStage,
@@ -28,6 +31,7 @@ from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
+TYPES_DIR = "/tmp/tf-types"
 
 
 def validate_stage(
@@ -75,7 +79,9 @@ def validate_one(
         if not on_stripped:
             return None, f"stripped_run_failed: {tail[-800:]}"
         runner.put({rel: original[rel] for rel in stripped})
-        on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout)
+        recording = types_recorder(box, cand)
+        on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=recording)
+        types = recorded_types(box)
     if not on_reference:
         return None, f"reference_run_failed: {tail[-800:]}"
     ref = {c.junit: c.status for c in on_reference}
@@ -96,4 +102,27 @@ def validate_one(
         return None, f"too_few_f2p: {len(f2p)} (needs >= {cfg.min_f2p})"
     if cand.removed_lines <= cfg.min_removed_lines:
         return None, f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
-    return ValidatedTask(candidate=cand, f2p=f2p, p2p=p2p), ""
+    kept = {test: types[test] for test in f2p if test in types}
+    return ValidatedTask(candidate=cand, f2p=f2p, p2p=p2p, return_types=kept), ""
+
+
+def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
+    """The environment of a run that records what the tested functions return, per test
+    (assets/feature_types.py as a pytest plugin): the grader checks the same types."""
+    box.exec(f"mkdir -p {TYPES_DIR} && chmod 0777 {TYPES_DIR}", timeout=60, user="0:0")
+    plugin = resources.files("taskfoundry.assets").joinpath("feature_types.py").read_bytes()
+    box.put_file(plugin, f"{TYPES_DIR}/tf_feature_types.py")
+    return {
+        "PYTHONPATH": TYPES_DIR,
+        "PYTEST_PLUGINS": "tf_feature_types",
+        "TF_TYPES_RECORD": f"{TYPES_DIR}/types.json",
+        "TF_TYPES_TARGETS": json.dumps(typed_interface(cand.interface)),
+    }
+
+
+def recorded_types(box: DockerSandbox) -> dict[str, dict[str, list[str]]]:
+    try:
+        data = json.loads(box.get_file(f"{TYPES_DIR}/types.json"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
