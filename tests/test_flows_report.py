@@ -71,6 +71,32 @@ def test_task_table_has_every_figure_an_author_reads(tmp_path: Path) -> None:
     assert table["test assets"] == "1 kept, 0 dropped"
     text = markdown_report(task, task_dir)
     assert "**7 kept**" in text and "leak scan: clean" in text and "| filter | 9.5 s |" in text
+    assert table["gold"] == "not checked" and "- gold: not checked" in text
+
+
+@pytest.mark.parametrize(
+    ("kind", "verdict", "shown"),
+    [
+        ("program", "sealed", "- gold: sealed"),
+        ("program", "instrumentable", "- gold: **instrumentable**"),
+        ("function", None, None),
+    ],
+)
+def test_the_golds_integrity_is_in_show_and_on_the_dashboard(
+    tmp_path: Path, kind: str, verdict: str | None, shown: str | None
+) -> None:
+    from taskfoundry.models import load_yaml_model
+
+    task_dir = _task_dir(tmp_path)
+    task = load_yaml_model(task_dir / "task.yaml", TaskYaml).model_copy(
+        update={"kind": kind, "gold_integrity": verdict}
+    )
+    text = markdown_report(task, task_dir)
+    table = {r["metric"]: r["value"] for r in task_table(task, read_facts(task_dir))}
+    if shown is None:
+        assert "- gold:" not in text and "gold" not in table
+    else:
+        assert shown in text and table["gold"] == verdict
 
 
 def test_show_prints_the_summary_and_a_missing_task_is_exit_2(tmp_path: Path) -> None:

@@ -92,6 +92,10 @@ def task_table(
         ("leak scan", facts.leak),
         ("test assets", facts.assets),
     ]
+    if task.kind == "program":  # the other kinds have no executable gold
+        rows.append(
+            ("gold", task.gold_integrity or ("source_visible" if task.source_visible else "not checked"))
+        )
     rows += [(f"dropped: {k}", str(v)) for k, v in sorted(s.dropped.items())]
     for stage, secs in s.stage_seconds.items():
         how = " (cached)" if cached and cached.get(stage) else ""
@@ -106,6 +110,14 @@ GOLD_TEXT = {
     "source_visible": "source-visible by design (a script its interpreter reads)",
     None: "not checked (built before reports/integrity.json)",
 }
+
+
+def _gold_line(task: TaskYaml) -> str:
+    """The gold's integrity, for the program kind (the other kinds have no executable gold)."""
+    if task.kind != "program":
+        return ""
+    verdict = task.gold_integrity or ("source_visible" if task.source_visible else None)
+    return f"- gold: {GOLD_TEXT[verdict]}\n"
 
 
 def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = None) -> str:
@@ -124,7 +136,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- mutation score of kept tests: {facts.mutation}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
         f"- leak scan: {facts.leak}; test assets: {facts.assets}\n"
-        f"- gold: {GOLD_TEXT[task.gold_integrity]}\n{created}"
+        f"{_gold_line(task)}{created}"
         f"- images: `{task.images.task_cleanroom}`, `{task.images.task}`\n"
         f"- written to: `{task_dir}`\n\n| stage | wall time |\n|---|---|\n{stages}\n"
     )
