@@ -11,6 +11,7 @@ gold the worker may read (mode 0755 instead of 0111).
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
+REBUILDER = resources.files("taskfoundry.assets").joinpath("gold_rebuilder.c").read_bytes()
 LOADER_ATTACKS = ("ld_preload", "ld_audit", "fake_libc")
 PROC_ATTACKS = ("proc_maps", "proc_exe", "proc_mem", "ptrace_peek", "core_dump")
 
@@ -175,3 +177,35 @@ def test_report_round_trips(reports: dict[str, IntegrityReport]) -> None:
     text = reports["dynamic"].model_dump_json()
     again = IntegrityReport.model_validate(json.loads(text))
     assert again == reports["dynamic"] and again.succeeded()
+
+
+def rebuild_attempt(docker_client, image: str) -> tuple[bytes, bytes]:  # type: ignore[no-untyped-def]
+    """The worker's whole attack: preload the rebuilder into the gold, run what it wrote."""
+    with DockerSandbox(image, SandboxLimits(), client=docker_client) as box:
+        box.put_file(REBUILDER, "/tmp/rebuilder.c", mode=0o644)
+        res = box.exec(
+            "cd /tmp && gcc -shared -fPIC -o rebuilder.so rebuilder.c && "
+            f"LD_PRELOAD=/tmp/rebuilder.so {WORKSPACE_EXECUTABLE} x >/dev/null; "
+            "test -s /tmp/rebuilt || exit 0; chmod +x /tmp/rebuilt && /tmp/rebuilt copied",
+            timeout=120,
+            user="1000:1000",
+        )
+        assert res.ok, res.text()
+        try:
+            return box.get_file("/tmp/rebuilt"), res.stdout
+        except FileNotFoundError:
+            return b"", res.stdout
+
+
+def test_the_rebuilt_gold_runs_and_the_grader_knows_its_code(
+    docker_client, base_image, golds, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from taskfoundry.harness.goldcode import THRESHOLD, code_pages, gold_code_share
+
+    image = cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"])
+    rebuilt, ran = rebuild_attempt(docker_client, image)
+    # the defence off (a dynamic gold): a runnable copy of a program the worker cannot read
+    assert rebuilt and rebuilt != golds["dynamic"] and ran == b"copied 24\n"
+    assert gold_code_share(rebuilt, code_pages(golds["dynamic"])) >= THRESHOLD  # graded `gold_code`
+    image = cleanroom(docker_client, base_image, tmp_path / "s", golds["static"])
+    assert rebuild_attempt(docker_client, image) == (b"", b"")  # a static gold: nothing to rebuild
