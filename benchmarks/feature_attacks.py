@@ -85,6 +85,9 @@ def main() -> None:
     parser.add_argument("--attacks", default=",".join(attacks.ATTACKS))
     args = parser.parse_args()
     names = [n for n in args.attacks.split(",") if n]
+    missing = [str(folder) for folder in args.tasks if not folder.is_dir()]
+    if missing:
+        parser.error(f"not a folder of task directories: {', '.join(missing)}")
     client = docker.from_env()
     dirs = sorted(d for folder in args.tasks for d in folder.iterdir() if d.name.endswith(".l1"))
     print("| task | reference | start state | empty | " + " | ".join(names) + " |")
