@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from taskfoundry.builders.layout import REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
-from taskfoundry.cleanroom.elf import code_segments, linkage
+from taskfoundry.cleanroom.elf import linkage
 from taskfoundry.cleanroom.image import build_cleanroom
 from taskfoundry.cleanroom.integrity import VARIANTS, check_integrity
 from taskfoundry.cleanroom.reports import IntegrityReport
+from taskfoundry.harness.goldcode import loadable_segments
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -149,7 +150,8 @@ def test_a_dump_through_the_loader_gets_the_code_of_a_dynamic_gold_only(
     dynamic = dump_attempt(
         docker_client, cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"])
     )
-    code = code_segments(golds["dynamic"])[0]
+    offset, _, size = loadable_segments(golds["dynamic"])[0]
+    code = golds["dynamic"][offset : offset + size]
     assert code and code[:4096] in dynamic  # the defence off: the gold's code, copied out
     static = dump_attempt(
         docker_client, cleanroom(docker_client, base_image, tmp_path / "s", golds["static"])

@@ -144,7 +144,7 @@ def peek(pid, address):
 def proc_attacks():
     pid = traced_gold()
     try:
-        report = {name: outcome(*read_proc(pid, name)) for name in ("maps", "exe")}
+        report = {f"proc_{name}": outcome(*read_proc(pid, name)) for name in ("maps", "exe")}
         rip = instruction_pointer(pid)
         if rip is None:
             report["proc_mem"] = outcome(False, "no registers")
@@ -156,7 +156,7 @@ def proc_attacks():
         libc.ptrace(PTRACE_KILL, pid, None, None)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-    return {f"proc_{k}" if not k.startswith(("proc", "ptrace")) else k: v for k, v in report.items()}
+    return report
 
 
 def core_attack():

@@ -417,15 +417,19 @@ class Scan:
         except OSError as exc:
             self.add(self.exe, "executable_missing", str(exc))
             return
-        if stat.S_IMODE(st.st_mode) != self.gold_mode:
-            self.add(self.exe, "executable_mode", oct(stat.S_IMODE(st.st_mode)))
-        if self.worker.can(st, 4) and self.gold_mode & 0o444 != 0o444:
-            self.add(self.exe, "binary_copy", "the gold is readable by the worker")
+        self.check_gold_mode(self.exe, st, "the gold")
         if st.st_uid == self.worker.uid:
             self.add(self.exe, "executable_owner", "the worker owns the gold (chmod makes it readable)")
         if self.gold and sha256(self.exe) != self.gold:
             self.notes.append("the workspace executable is not the gold named to the scan")
         self.check_reference()
+
+    def check_gold_mode(self, path, st, what):
+        """A copy of the gold has the gold's mode, and the worker cannot read an execute-only one."""
+        if stat.S_IMODE(st.st_mode) != self.gold_mode:
+            self.add(path, "executable_mode", oct(stat.S_IMODE(st.st_mode)))
+        if self.worker.can(st, 4) and self.gold_mode & 0o444 != 0o444:
+            self.add(path, "binary_copy", f"{what} is readable by the worker")
 
     def check_reference(self):
         """The reference copy, when there is one: the gold's mode, and nothing of it or its
@@ -434,10 +438,7 @@ class Scan:
             st, parent = os.stat(self.reference), os.stat(os.path.dirname(self.reference))
         except OSError:
             return  # an older cleanroom: no reference copy
-        if stat.S_IMODE(st.st_mode) != self.gold_mode:
-            self.add(self.reference, "executable_mode", oct(stat.S_IMODE(st.st_mode)))
-        if self.worker.can(st, 4) and self.gold_mode & 0o444 != 0o444:
-            self.add(self.reference, "binary_copy", "the reference copy is readable by the worker")
+        self.check_gold_mode(self.reference, st, "the reference copy")
         if self.worker.uid in (st.st_uid, parent.st_uid) or self.worker.can(parent, 2):
             self.add(self.reference, "executable_owner", "the worker can replace the reference copy")
         if self.gold and sha256(self.reference) != self.gold:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from taskfoundry.errors import ConfigError
 from taskfoundry.evaluate.task import TaskSpec
-from taskfoundry.models import TaskStats, TaskYaml, TestsJson, load_json_model
+from taskfoundry.models import GoldIntegrity, TaskStats, TaskYaml, TestsJson, load_json_model
 from taskfoundry.naming import TaskNames
 
 RECORD_SCHEMA_VERSION = 1
@@ -46,7 +46,7 @@ class TaskRecord(BaseModel):
     branches: int = Field(description="branches of the hidden suite that count")
     line_rate: float = Field(description="first-party line coverage of the kept tests")
     mutation_score: float | None = Field(None, description="killed / mutants, where measured")
-    gold_integrity: str | None = Field(
+    gold_integrity: GoldIntegrity | None = Field(
         None,
         description="sealed, instrumentable or source_visible (reports/integrity.json); null: not checked",
     )

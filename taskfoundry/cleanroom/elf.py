@@ -1,4 +1,5 @@
-"""What the ELF headers of an executable say: how it is linked, which bytes it runs as code."""
+"""What the ELF headers of an executable say about how it is linked (its code pages:
+`harness.goldcode`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from taskfoundry.cleanroom.reports import Linkage
-
-_PF_X = 0x1
 
 
 def linkage(data: bytes) -> Linkage:
@@ -23,17 +22,3 @@ def linkage(data: bytes) -> Linkage:
     except (ELFError, ValueError, KeyError):
         return "unknown"
     return "dynamic" if "PT_INTERP" in kinds else "static"
-
-
-def code_segments(data: bytes) -> list[bytes]:
-    """The file bytes of each loadable, executable segment (what the loader maps as code);
-    [] for anything that is not an ELF file."""
-    try:
-        elf = ELFFile(io.BytesIO(data))
-        return [
-            data[s["p_offset"] : s["p_offset"] + s["p_filesz"]]
-            for s in elf.iter_segments()
-            if s["p_type"] == "PT_LOAD" and s["p_flags"] & _PF_X
-        ]
-    except (ELFError, ValueError, KeyError):
-        return []

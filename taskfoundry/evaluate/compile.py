@@ -133,7 +133,7 @@ def refuse_gold_code(
     if not gold.pages or not steps.config.refuse_gold_code:
         return
     start = time.monotonic()
-    share = gold_code_share(executable_bytes(archive), set(gold.pages))
+    share = gold_code_share(executable_bytes(archive), gold.pages)
     steps.record("gold_code", "share of the gold's code pages in ./executable", start, f"{share:.3f}", 0)
     if share < THRESHOLD:
         return

@@ -93,9 +93,7 @@ def task_table(
         ("test assets", facts.assets),
     ]
     if task.kind == "program":  # the other kinds have no executable gold
-        rows.append(
-            ("gold", task.gold_integrity or ("source_visible" if task.source_visible else "not checked"))
-        )
+        rows.append(("gold", gold_verdict(task) or "not checked"))
     rows += [(f"dropped: {k}", str(v)) for k, v in sorted(s.dropped.items())]
     for stage, secs in s.stage_seconds.items():
         how = " (cached)" if cached and cached.get(stage) else ""
@@ -112,12 +110,14 @@ GOLD_TEXT = {
 }
 
 
+def gold_verdict(task: TaskYaml) -> str | None:
+    """reports/integrity.json's verdict; a source-visible task built before it is one by design."""
+    return task.gold_integrity or ("source_visible" if task.source_visible else None)
+
+
 def _gold_line(task: TaskYaml) -> str:
     """The gold's integrity, for the program kind (the other kinds have no executable gold)."""
-    if task.kind != "program":
-        return ""
-    verdict = task.gold_integrity or ("source_visible" if task.source_visible else None)
-    return f"- gold: {GOLD_TEXT[verdict]}\n"
+    return f"- gold: {GOLD_TEXT[gold_verdict(task)]}\n" if task.kind == "program" else ""
 
 
 def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = None) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import io
 import tarfile
+from collections.abc import Set as AbstractSet
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
@@ -33,27 +34,32 @@ _PF_X = 0x1
 DIGEST_CAP = 1 << 30
 
 
-def code_pages(data: bytes, executable_only: bool = True) -> set[bytes]:
-    """sha256 of each page the kernel maps for the (executable) loadable segments of an ELF:
-    whole file pages at the segment's page-aligned offset, zero-filled past the file's end,
-    which is also what a dump of the running program holds."""
+def loadable_segments(data: bytes, executable_only: bool = True) -> list[tuple[int, int, int]]:
+    """(file offset, address, size in the file) of each loadable (executable) segment of an
+    ELF file; [] for anything the parser cannot read as one."""
     try:
-        segments = [
+        return [
             (s["p_offset"], s["p_vaddr"], s["p_filesz"])
             for s in ELFFile(io.BytesIO(data)).iter_segments()
             if s["p_type"] == "PT_LOAD" and (s["p_flags"] & _PF_X or not executable_only)
         ]
     except (ELFError, ValueError, KeyError, IndexError, OverflowError, EOFError):
-        return set()  # not an ELF file, or one the parser cannot read: no pages
+        return []
+
+
+def code_pages(data: bytes, executable_only: bool = True) -> set[bytes]:
+    """sha256 of each page the kernel maps for the (executable) loadable segments of an ELF:
+    whole file pages at the segment's page-aligned offset, zero-filled past the file's end,
+    which is also what a dump of the running program holds."""
     pages: set[bytes] = set()
-    for offset, vaddr, size in segments:
+    for offset, vaddr, size in loadable_segments(data, executable_only):
         first = offset - vaddr % PAGE
         for start in range(max(first, 0), min(offset + size, len(data)), PAGE):
             pages.add(hashlib.sha256(data[start : start + PAGE].ljust(PAGE, b"\0")).digest())
     return pages
 
 
-def gold_code_share(candidate: bytes, gold_pages: set[bytes]) -> float:
+def gold_code_share(candidate: bytes, gold_pages: AbstractSet[bytes]) -> float:
     """The share of the gold's code pages that `candidate` maps as loadable pages."""
     if not gold_pages:
         return 0.0

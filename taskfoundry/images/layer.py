@@ -111,9 +111,7 @@ def tag_as_root(client: docker.DockerClient, tag: str, alias: str, hide: tuple[s
     gitconfig = (extract_one([found]) if found else b"") + _TRUST_ALL
     # `hide`: paths whited out, e.g. the worker's reference copy of the gold: a grader that left
     # it in place would grade `exec /reference/executable` as the program
-    whiteouts = {
-        f"{p.strip('/').rpartition('/')[0]}/.wh.{p.rpartition('/')[2]}".lstrip("/"): b"" for p in hide
-    }
+    whiteouts = {_whiteout(path): b"" for path in hide}
     layer = tar_files({"etc/gitconfig": gitconfig, **whiteouts})
     try:
         image_id = str(client.api.inspect_image(tag)["Id"])
