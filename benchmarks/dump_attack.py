@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
+from taskfoundry.errors import ConfigError
 from taskfoundry.evaluate import EvalConfig, evaluate_task, load_task
 from taskfoundry.evaluate.summary import score_task
 from taskfoundry.sandbox.base import SandboxLimits
@@ -50,7 +51,10 @@ def submission(exe: bytes, dest: Path) -> Path:
 
 
 def main(task_dir: Path) -> None:
-    spec = load_task(task_dir)
+    try:
+        spec = load_task(task_dir)
+    except ConfigError as exc:
+        sys.exit(f"dump_attack: not a task directory: {exc}")
     exe = rebuild(spec.task.images.task_cleanroom)
     if not exe:
         print(f"{spec.task_id}: nothing rebuilt (gold: {spec.task.gold_integrity or 'not checked'})")

@@ -33,7 +33,12 @@ def rows(outs: list[Path]) -> list[tuple[str, str, str, str, str]]:
 
 
 def main(argv: list[str]) -> None:
-    table = rows([Path(a) for a in argv])
+    outs = [Path(a) for a in argv]
+    missing = [str(out) for out in outs if not (out / "tasks").is_dir()]
+    if not outs or missing:
+        where = ", ".join(missing) or "(none given)"
+        sys.exit(f"usage: gold_integrity.py OUT [OUT ...]; no tasks/ folder in: {where}")
+    table = rows(outs)
     for task_id, language, link, verdict, got in table:
         print(f"{task_id:<40} {language:<6} {link:<8} {verdict:<15} {got}")
     print()
