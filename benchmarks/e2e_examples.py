@@ -61,7 +61,7 @@ def run_once(example: str, out: Path) -> dict[str, object]:
     return {"total": total, **stats}
 
 
-def full_flow(examples: list[str], out: Path) -> None:
+def full_flow(examples: list[str], out: Path, json_out: Path | None = None) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     rows = []
@@ -72,10 +72,18 @@ def full_flow(examples: list[str], out: Path) -> None:
             cold = run_once(example, out)
             warm = run_once(example, out)
             rows.append((example, cold, warm))
-    tail = "total | generated | kept | dropped | line cov | dummy pass |"
+    if json_out is not None:  # the figures to compare two trees by (times aside)
+        json_out.write_text(
+            json.dumps(
+                {e: {k: v for k, v in c.items() if "seconds" not in k and k != "total"} for e, c, _ in rows},
+                indent=1,
+                sort_keys=True,
+            )
+        )
+    tail = "total | generated | kept | dropped | line cov | mutation | dummy pass |"
     head = "| example | run | " + " | ".join(STAGES) + " | " + tail
     print(head)
-    print("|" + "---|" * (len(STAGES) + 8))
+    print("|" + "---|" * (len(STAGES) + 9))
     for example, cold, warm in rows:
         for label, r in (("cold", cold), ("warm", warm)):
             secs = r["stage_seconds"]
@@ -83,8 +91,12 @@ def full_flow(examples: list[str], out: Path) -> None:
             print(
                 f"| {example} | {label} | {cells} | {r['total']:.1f} | {r['tests_generated']} | "
                 f"{r['tests_kept']} | {json.dumps(r['dropped'])} | {r['line_rate']:.1%} | "
-                f"{r['dummy_pass_rate']:.1%} |"
+                f"{_pct(r.get('mutation_score'))} | {r['dummy_pass_rate']:.1%} |"
             )
+
+
+def _pct(value: object) -> str:
+    return f"{value:.1%}" if isinstance(value, float) else "n/a"
 
 
 # --- build and cleanroom only, before and after -----------------------------------------
@@ -220,6 +232,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-e2e"))
     parser.add_argument("--stages", action="store_true", help="build and cleanroom stages only")
     parser.add_argument("--baseline-ref", default=None, help="with --stages: also time REF's cleanroom")
+    parser.add_argument("--json", type=Path, default=None, help="also write each example's task stats here")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args()
     if args.one:
@@ -227,7 +240,7 @@ def main() -> None:
     elif args.stages:
         stages_only(args.examples, args.out, args.baseline_ref)
     else:
-        full_flow(args.examples, args.out)
+        full_flow(args.examples, args.out, args.json)
 
 
 if __name__ == "__main__":
