@@ -14,13 +14,14 @@ import io
 import sys
 import tarfile
 import tempfile
-from importlib import resources
 from pathlib import Path
 
-from taskfoundry.builders.layout import WORKSPACE_EXECUTABLE
+from taskfoundry.assets import asset
 from taskfoundry.errors import ConfigError
-from taskfoundry.evaluate import EvalConfig, evaluate_task, load_task
-from taskfoundry.evaluate.summary import score_task
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.summary import score_task
+from taskfoundry.grading.task import evaluate_task, load_task
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
@@ -32,7 +33,7 @@ ATTACK = (
 
 
 def rebuild(image: str) -> bytes:
-    source = resources.files("taskfoundry.assets").joinpath("gold_rebuilder.c").read_bytes()
+    source = asset("program/gold_rebuilder.c")
     with DockerSandbox(image, SandboxLimits(), client=docker_client()) as box:
         box.put_file(source, "/tmp/rebuilder.c", mode=0o644)
         res = box.exec(ATTACK, timeout=120, user="1000:1000")

@@ -131,7 +131,7 @@ def stages(source: str, out: Path, *, cold_build: bool) -> dict[str, Any]:
     whatever `taskfoundry` this process imports."""
     import taskfoundry
     from taskfoundry.kinds.program import sections as program_sections
-    from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+    from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
     from taskfoundry.pipeline import sections
     from taskfoundry.pipeline.build import build_stage
     from taskfoundry.pipeline.source import source_stage

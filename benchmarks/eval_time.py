@@ -21,9 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_task, load_task
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.evaluate.task import TaskSpec
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.summary import score_task
+from taskfoundry.grading.task import TaskSpec, evaluate_task, load_task
 from taskfoundry.sandbox.docker import docker_client
 
 ROOT = Path(__file__).resolve().parents[1]

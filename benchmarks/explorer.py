@@ -17,10 +17,10 @@ from pathlib import Path
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import cleanroom_stage
-from taskfoundry.kinds.program.filter import filter_stage
-from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
+from taskfoundry.kinds.program.testgen.stage import generate_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage

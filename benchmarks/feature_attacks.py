@@ -21,12 +21,12 @@ from pathlib import Path
 
 import docker
 
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.summary import score_task
 from taskfoundry.kinds.feature import attacks
 from taskfoundry.kinds.feature.grade import grade_feature, start_state_files, start_state_submission
-from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.selfcheck import empty_submission
+from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 
 TIMES: list[float] = []

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 from taskfoundry.config import Config
-from taskfoundry.filtering.dummies import render_dummy
-from taskfoundry.filtering.filter import Grader, run_filter
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import cleanroom_stage
-from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.filter.dummies import render_dummy
+from taskfoundry.kinds.program.filter.run import Grader, run_filter
+from taskfoundry.kinds.program.testgen.stage import generate_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage

@@ -26,7 +26,7 @@ from prefect.testing.utilities import prefect_test_harness
 from taskfoundry.config import Config
 from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.flows.build import build_flow
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 
 PACKAGES = ["pypi:boltons==26.2.0", "pypi:more-itertools==11.2.1", "pypi:python-stdnum==2.2"]
 STAGES = ["candidates", "dependencies", "sc", "wsc", "testable", "explored", "accepted"]

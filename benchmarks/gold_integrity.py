@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from taskfoundry.cleanroom.reports import IntegrityReport
+from taskfoundry.kinds.program.cleanroom.reports import IntegrityReport
 from taskfoundry.models import TaskYaml, load_json_model, load_yaml_model
 
 

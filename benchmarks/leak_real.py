@@ -16,7 +16,7 @@ from pathlib import Path
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import CleanroomStage

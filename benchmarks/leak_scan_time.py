@@ -23,7 +23,7 @@ from pathlib import Path
 
 import docker
 
-from taskfoundry.cleanroom.leakscan import LeakReport, scan
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -24,10 +24,10 @@ from taskfoundry.builders.agent import resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, GOLD_DONE, BuildResult, run_build
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.images.base import BaseImageConfig, ensure_base_image
+from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 from taskfoundry.sources import Checkout, resolve_source
-from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 
 PROGRAMS = [
     "debian:hello",  # C, autotools (GNU)

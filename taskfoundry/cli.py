@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 SUBCOMMANDS = {
     "lint": "taskfoundry.linters.cli:lint",
     "eval": "taskfoundry.evaluate.cli:eval_command",
-    "audit": "taskfoundry.cleanroom.audit:audit_command",
+    "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
 }

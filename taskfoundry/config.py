@@ -14,20 +14,20 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
 from taskfoundry.errors import ConfigError
-from taskfoundry.filtering.filter import FilterConfig
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.kinds.feature.settings import FeatureConfig
-from taskfoundry.kinds.function.config import FunctionConfig
+from taskfoundry.kinds.function.settings import FunctionConfig
+from taskfoundry.kinds.program.filter.run import FilterConfig
+from taskfoundry.kinds.program.mutate.models import MutationConfig
+from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig
+from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
-from taskfoundry.mutation.models import MutationConfig
 from taskfoundry.naming import tasks_dir, work_dir
 from taskfoundry.sources.registry import SourceConfig
 from taskfoundry.store import is_url, local_root
-from taskfoundry.testgen.agent_support import AgentGenConfig
-from taskfoundry.testgen.explorer import ExplorerConfig
 
 
 class RefreshConfig(BaseModel):

@@ -200,8 +200,8 @@ def make_test_task(workdir: str = "/work") -> AgentTask:
         workdir=workdir,
         output_dir="/work/tests",
         outputs=["test_*.py", "*_test.py"],
-        system=load_template("taskfoundry.testgen", "system.md"),
-        prompt=load_template("taskfoundry.testgen", "task.md"),
+        system=load_template("taskfoundry.kinds.program.testgen", "system.md"),
+        prompt=load_template("taskfoundry.kinds.program.testgen", "task.md"),
         variables={"executable": "/work/prog", "tests_dir": "/work/tests", "context": ""},
     )
 

@@ -17,10 +17,10 @@ from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program import sections as program_sections
+from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
+from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig, Layout
+from taskfoundry.kinds.program.testgen.base import GenerationContext
 from taskfoundry.sandbox.local import LocalSandbox
-from taskfoundry.testgen.agent_gen import AgentGenerator
-from taskfoundry.testgen.agent_support import AgentGenConfig, Layout
-from taskfoundry.testgen.base import GenerationContext
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None or shutil.which("gcov") is None, reason="needs a C compiler and gcov"

@@ -16,10 +16,10 @@ from taskfoundry.agent.scripted import ScriptedModel, bash, submit
 from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig, resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
 from taskfoundry.errors import BuildError, ImageError
+from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import resolve_source
-from taskfoundry.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 
 from conftest import make_repo
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.assets import AssetPolicy, classify, select_assets
-from taskfoundry.cleanroom.leakscan import source_hashes
+from taskfoundry.kinds.program.cleanroom.assets import AssetPolicy, classify, select_assets
+from taskfoundry.kinds.program.cleanroom.leakscan import source_hashes
 
 FONT = b"flf2a$ 8 6 14 15 2\nstandard by Glenn Chappell\n" + b" $@\n _ $@@\n" * 30
 C_CODE = b'#include <stdio.h>\n\nint main(void)\n{\n    puts("hello");\n    return 0;\n}\n'

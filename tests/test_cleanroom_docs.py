@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from taskfoundry.cleanroom.docs import collect_docs
+from taskfoundry.kinds.program.cleanroom.docs import collect_docs
 
 
 def test_usage_docs_only(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_usage_docs_only(tmp_path: Path) -> None:
 
 
 def test_rst_code_directives_are_removed() -> None:
-    from taskfoundry.cleanroom.docs import strip_code_blocks
+    from taskfoundry.kinds.program.cleanroom.docs import strip_code_blocks
 
     rst = (
         "..  code-block:: python\n\n    def parse(sql):\n        return sql\n\nUsage:\n\n"

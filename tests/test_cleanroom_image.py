@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.image import build_cleanroom, workspace_layer
-from taskfoundry.cleanroom.runtime import runtime_tar
 from taskfoundry.images.build import layers_key
 from taskfoundry.images.layer import commit_layer_image, load_layer_image, tag_as_root
+from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, workspace_layer
+from taskfoundry.kinds.program.cleanroom.runtime import runtime_tar
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sandbox.tarutil import tar_files
 

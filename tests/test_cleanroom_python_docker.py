@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from taskfoundry.cleanroom.image import WORKSPACE
-from taskfoundry.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.config import Config
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, scan
+from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult

@@ -1,4 +1,4 @@
-from taskfoundry.testgen.docexamples import Example, doc_examples, parse_invocation
+from taskfoundry.kinds.program.testgen.docexamples import Example, doc_examples, parse_invocation
 
 NAMES = {"jsonxf"}
 
@@ -27,7 +27,7 @@ def test_doc_examples_reads_fenced_and_indented_blocks_once() -> None:
 
 
 def test_corpus_takes_option_values_from_usage_and_examples(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from taskfoundry.testgen.inputs import build_corpus
+    from taskfoundry.kinds.program.testgen.inputs import build_corpus
 
     (tmp_path / "README.md").write_text("    hexyl --skip 16 data.bin\n")
     usage = "  -n, --length <N>\n      Examples: --length=64, --length=0xff.\n"
@@ -40,8 +40,8 @@ def test_corpus_takes_option_values_from_usage_and_examples(tmp_path) -> None:  
 def test_values_by_metavar_type() -> None:
     import random
 
-    from taskfoundry.testgen.inputs import Corpus, values_for
-    from taskfoundry.testgen.usage import Option
+    from taskfoundry.kinds.program.testgen.inputs import Corpus, values_for
+    from taskfoundry.kinds.program.testgen.usage import Option
 
     corpus = Corpus(data_names=["banner", "big", "standard"])
     rng = random.Random(0)

@@ -11,9 +11,9 @@ import yaml
 from click.testing import CliRunner
 
 from taskfoundry.cli import main
-from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.filtering.filter import Grader
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
+from taskfoundry.kinds.program.filter.run import Grader
 from taskfoundry.models import TestsJson, branch_key
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -50,8 +50,8 @@ def test_task_directory_is_complete(csvq_task: Path) -> None:
 
 
 def test_mutation_score_is_measured_and_shown(csvq_task: Path) -> None:
+    from taskfoundry.kinds.program.mutate.models import MutationReport
     from taskfoundry.models import load_json_model
-    from taskfoundry.mutation.models import MutationReport
 
     report = load_json_model(csvq_task / "reports" / "mutation.json", MutationReport)
     assert report.mutants == 20 and report.skipped is None and report.unreliable_tests == []

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from taskfoundry.evaluate import EvalConfig, EvaluationResult, evaluate_task, load_task
 from taskfoundry.evaluate.cli import eval_command
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.evaluate.task import TaskSpec
-from taskfoundry.filtering.dummies import DUMMY_NAMES, render_dummy
-from taskfoundry.harness.sandbox import LABEL, GradingSandbox
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.sandbox import LABEL, GradingSandbox
+from taskfoundry.grading.summary import score_task
+from taskfoundry.grading.task import TaskSpec, evaluate_task, load_task
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
 from taskfoundry.models import TestsJson, save_json
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox

@@ -26,13 +26,13 @@ from test_eval_docker import (  # noqa: F401 - fixtures shared with the module b
     submission,
 )
 
-from taskfoundry.builders.layout import REFERENCE_EXECUTABLE
 from taskfoundry.errors import SandboxError
-from taskfoundry.evaluate import compile as compile_phase
-from taskfoundry.evaluate.task import TaskSpec
-from taskfoundry.harness import steps as harness_steps
+from taskfoundry.grading import compile as compile_phase
+from taskfoundry.grading import steps as harness_steps
+from taskfoundry.grading.task import TaskSpec
 from taskfoundry.images.build import read_image_path
-from taskfoundry.pipeline.package import grading_image
+from taskfoundry.kinds.program.package import grading_image
+from taskfoundry.layout import REFERENCE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -135,6 +135,6 @@ def test_a_sparse_bomb_costs_no_hashing(
 
 
 def _unsized(root: str, hashes: list[str], sizes: frozenset[int] = frozenset()) -> str:
-    from taskfoundry.harness.scripts import REMOVE_HASHED_PATH
+    from taskfoundry.grading.scripts import REMOVE_HASHED_PATH
 
     return " ".join(["python3", "-I", REMOVE_HASHED_PATH, root, *hashes])

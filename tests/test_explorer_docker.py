@@ -8,15 +8,15 @@ import pytest
 
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
+from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig
+from taskfoundry.kinds.program.testgen.help import capture_usage
+from taskfoundry.kinds.program.testgen.probes import RunnerJob, install_runner
+from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
-from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
-from taskfoundry.testgen.help import capture_usage
-from taskfoundry.testgen.probes import RunnerJob, install_runner
-from taskfoundry.testgen.writer import render_tests
 
 from conftest import EXAMPLES
 

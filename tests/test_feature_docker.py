@@ -12,14 +12,14 @@ import pytest
 
 from taskfoundry.errors import FeatureError
 from taskfoundry.evaluate.run import evaluate_run
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.summary import score_task
 from taskfoundry.kinds.feature import attacks, scan
 from taskfoundry.kinds.feature.env import environment_stage
 from taskfoundry.kinds.feature.grade import grade_feature, start_state_files, start_state_submission
-from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.selfcheck import leaks, self_check
 from taskfoundry.kinds.feature.settings import FeatureSettings
+from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sources import SourceConfig

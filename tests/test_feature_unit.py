@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.assets import feature_compose, feature_guard_run, feature_types
-from taskfoundry.harness.models import EvalStepError
+from taskfoundry.assets.feature import feature_compose, feature_guard_run, feature_types
+from taskfoundry.grading.records import EvalStepError
 from taskfoundry.kinds.feature import guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines

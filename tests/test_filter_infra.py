@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.leakscan import LeakReport
-from taskfoundry.kinds.program.filter import FilterSettings, filter_stage
-from taskfoundry.kinds.program.generate import write_suite
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport
+from taskfoundry.kinds.program.filter.stage import FilterSettings, filter_stage
+from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import CleanroomStage, GenerateStage, LintStage
 

@@ -9,18 +9,18 @@ import pytest
 from prefect import flow, task
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.leakscan import LeakReport
-from taskfoundry.codegraph import closure_hash, module_files, uses_graph
 from taskfoundry.config import Config
 from taskfoundry.flows import build as flow_build
 from taskfoundry.flows import tasks as flow_tasks
 from taskfoundry.flows.cache import StageCode, StageInputs, stage_cache, stale_reason, upto
+from taskfoundry.flows.codegraph import closure_hash, module_files, uses_graph
 from taskfoundry.flows.tasks import BUILD, StageLog, kind_pipeline, kind_tasks, run_stage
 from taskfoundry.kinds import registry
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import CleanroomSettings
-from taskfoundry.kinds.program.generate import GenerateSettings
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport
+from taskfoundry.kinds.program.cleanroom.stage import CleanroomSettings
 from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.program.testgen.stage import GenerateSettings
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.results import (
@@ -107,17 +107,17 @@ def _code_keys(edited: str | None) -> dict[str, str]:
     [
         ("taskfoundry.pipeline.build", "build"),
         ("taskfoundry.builders.detect_c", "build"),
-        ("taskfoundry.kinds.program.cleanroom", "cleanroom"),
-        ("taskfoundry.cleanroom.leakscan", "cleanroom"),
-        ("taskfoundry.testgen.help", "cleanroom"),  # the cleanroom captures the help text
-        ("taskfoundry.kinds.program.generate", "generate"),
-        ("taskfoundry.testgen.explorer", "generate"),
-        ("taskfoundry.testgen.writer", "generate"),  # reached through the generators' registry
+        ("taskfoundry.kinds.program.cleanroom.stage", "cleanroom"),
+        ("taskfoundry.kinds.program.cleanroom.leakscan", "cleanroom"),
+        ("taskfoundry.kinds.program.testgen.help", "cleanroom"),  # the cleanroom captures the help text
+        ("taskfoundry.kinds.program.testgen.stage", "generate"),
+        ("taskfoundry.kinds.program.testgen.explorer", "generate"),
+        ("taskfoundry.kinds.program.testgen.writer", "generate"),  # reached through the generators' registry
         ("taskfoundry.kinds.program.lint", "lint"),
-        ("taskfoundry.kinds.program.filter", "filter"),
-        ("taskfoundry.filtering.filter", "filter"),
-        ("taskfoundry.kinds.program.mutate", "mutation"),
-        ("taskfoundry.mutation.worker", "mutation"),
+        ("taskfoundry.kinds.program.filter.stage", "filter"),
+        ("taskfoundry.kinds.program.filter.run", "filter"),
+        ("taskfoundry.kinds.program.mutate.stage", "mutation"),
+        ("taskfoundry.kinds.program.mutate.worker", "mutation"),
         ("taskfoundry.mutation.operators", "mutation"),
     ],
 )

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from taskfoundry.cli import main
 from taskfoundry.evaluate.run import evaluate_run
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 
 from conftest import make_repo
 

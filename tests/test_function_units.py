@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.assets.fcodec import decode, encode, same, same_outcome
-from taskfoundry.evaluate.summary import tier
+from taskfoundry.assets.function.fcodec import decode, encode, same, same_outcome
+from taskfoundry.grading.summary import tier
 from taskfoundry.kinds.function.analysis import complexity, param_hints, returns_depend_on_params
-from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.function.functions import find_candidates
 from taskfoundry.kinds.function.mutate import mutants, trivial
 from taskfoundry.kinds.function.package import case_ids, prompt
+from taskfoundry.kinds.function.settings import FunctionConfig
 from taskfoundry.pipeline.results import SourceResult
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from elf_rewrap import rewrap
 
-from taskfoundry.cleanroom.elf import linkage
-from taskfoundry.evaluate.workspace import escaping_links
-from taskfoundry.harness.goldcode import THRESHOLD, code_pages, gold_code_share, submission_digest
-from taskfoundry.harness.scripts import REMOVE_HASHED, logged, remove_hashed_cmd
+from taskfoundry.grading.goldcode import THRESHOLD, code_pages, gold_code_share, submission_digest
+from taskfoundry.grading.scripts import REMOVE_HASHED, logged, remove_hashed_cmd
+from taskfoundry.grading.workspace import escaping_links
+from taskfoundry.kinds.program.cleanroom.elf import linkage
 
 UPPER = r"""#include <stdio.h>
 int main(void){ char b[256]; while (fgets(b, sizeof b, stdin)) { for (char *p = b; *p; p++)
@@ -167,9 +167,9 @@ def test_the_suite_log_is_the_runners_alone(tmp_path: Path) -> None:
 
 
 def test_an_instrumentable_gold_is_labelled_or_refused() -> None:
-    from taskfoundry.cleanroom.reports import AttackResult, IntegrityReport, LeakReport
     from taskfoundry.errors import LeakError
-    from taskfoundry.kinds.program.cleanroom import require_clean
+    from taskfoundry.kinds.program.cleanroom.reports import AttackResult, IntegrityReport, LeakReport
+    from taskfoundry.kinds.program.cleanroom.stage import require_clean
     from taskfoundry.pipeline.results import CleanroomStage
 
     got = {"ld_preload": AttackResult(result="succeeded", detail="preloaded code ran in the gold")}

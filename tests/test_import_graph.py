@@ -10,7 +10,7 @@ from __future__ import annotations
 import graphlib
 from pathlib import Path
 
-from taskfoundry.codegraph import closure, import_graph, imports_of
+from taskfoundry.flows.codegraph import closure, import_graph, imports_of
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -47,7 +47,7 @@ def test_find_cycles_names_the_cycle() -> None:
 def test_graph_covers_the_package() -> None:
     graph = import_graph()
     assert "taskfoundry.builders.recipe" in graph["taskfoundry.pipeline.results"]
-    assert "taskfoundry.assets.tfrun" not in graph  # a script run in containers, not a module
+    assert "taskfoundry.assets.grading.tfrun" not in graph  # a script run in containers, not a module
     # a closure holds the packages Python runs on the way (agent/__init__ imports the loop)
     reached = closure(["taskfoundry.builders.agent"], graph)
     assert {"taskfoundry.agent", "taskfoundry.agent.loop", "taskfoundry.builders"} <= reached

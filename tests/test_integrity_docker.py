@@ -11,17 +11,17 @@ gold the worker may read (mode 0755 instead of 0111).
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from taskfoundry.builders.layout import REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
-from taskfoundry.cleanroom.elf import linkage
-from taskfoundry.cleanroom.image import build_cleanroom
-from taskfoundry.cleanroom.integrity import VARIANTS, check_integrity
-from taskfoundry.cleanroom.reports import IntegrityReport
-from taskfoundry.harness.goldcode import loadable_segments
+from taskfoundry.assets import asset
+from taskfoundry.grading.goldcode import loadable_segments
+from taskfoundry.kinds.program.cleanroom.elf import linkage
+from taskfoundry.kinds.program.cleanroom.image import build_cleanroom
+from taskfoundry.kinds.program.cleanroom.integrity import VARIANTS, check_integrity
+from taskfoundry.kinds.program.cleanroom.reports import IntegrityReport
+from taskfoundry.layout import REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
-REBUILDER = resources.files("taskfoundry.assets").joinpath("gold_rebuilder.c").read_bytes()
+REBUILDER = asset("program/gold_rebuilder.c")
 LOADER_ATTACKS = ("ld_preload", "ld_audit", "fake_libc")
 PROC_ATTACKS = ("proc_maps", "proc_exe", "proc_mem", "ptrace_peek", "core_dump")
 
@@ -202,7 +202,7 @@ def rebuild_attempt(docker_client, image: str) -> tuple[bytes, bytes]:  # type: 
 def test_the_rebuilt_gold_runs_and_the_grader_knows_its_code(
     docker_client, base_image, golds, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    from taskfoundry.harness.goldcode import THRESHOLD, code_pages, gold_code_share
+    from taskfoundry.grading.goldcode import THRESHOLD, code_pages, gold_code_share
 
     image = cleanroom(docker_client, base_image, tmp_path / "d", golds["dynamic"])
     rebuilt, ran = rebuild_attempt(docker_client, image)

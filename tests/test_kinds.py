@@ -27,11 +27,11 @@ def test_program_is_the_default_kind_and_fits_the_seam() -> None:
     assert [kind.stages[p].name for p in PARTS] == ["cleanroom", "generate", "lint", "filter", "mutation"]
     assert kind_pipeline(kind) == (
         BUILD,
-        "taskfoundry.kinds.program.cleanroom",
-        "taskfoundry.kinds.program.generate",
+        "taskfoundry.kinds.program.cleanroom.stage",
+        "taskfoundry.kinds.program.testgen.stage",
         "taskfoundry.kinds.program.lint",
-        "taskfoundry.kinds.program.filter",
-        "taskfoundry.kinds.program.mutate",
+        "taskfoundry.kinds.program.filter.stage",
+        "taskfoundry.kinds.program.mutate.stage",
     )
 
 
@@ -40,7 +40,7 @@ def test_a_kind_without_a_strengthen_stage_packages_what_it_validated() -> None:
         stages = {part: stage for part, stage in ProgramKind.stages.items() if part != "strengthen"}
         strengthen = staticmethod(unchanged)
 
-    assert kind_pipeline(Plain())[-1] == "taskfoundry.kinds.program.filter"
+    assert kind_pipeline(Plain())[-1] == "taskfoundry.kinds.program.filter.stage"
     suite, verdict = object(), object()
     assert Plain.strengthen(None, None, None, suite, None, verdict, None, None) == (suite, verdict)  # type: ignore[arg-type]
 
@@ -108,7 +108,7 @@ def test_task_yaml_names_its_kind_and_reads_older_files_as_programs(tmp_path: Pa
 def test_kind_packages_import_nothing() -> None:
     """A stage's code key covers the packages above its module: an import in a kind's
     `__init__` would tie every stage of the kind to all of it."""
-    from taskfoundry.codegraph import import_graph
+    from taskfoundry.flows.codegraph import import_graph
 
     graph = import_graph()
     for package in ("taskfoundry.kinds", *(f"taskfoundry.kinds.{k}" for k in KINDS), "taskfoundry.pipeline"):

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from taskfoundry.cleanroom.audit import audit_command
-from taskfoundry.cleanroom.image import build_cleanroom
-from taskfoundry.cleanroom.leakscan import LeakReport, scan
+from taskfoundry.assets import asset
 from taskfoundry.images.build import build_image
+from taskfoundry.kinds.program.cleanroom.audit import audit_command
+from taskfoundry.kinds.program.cleanroom.image import build_cleanroom
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.sandbox.docker import DockerSandbox
 
 pytestmark = pytest.mark.docker
@@ -307,9 +308,8 @@ def test_hidden_test_file_and_asset(box: DockerSandbox, image: tuple[str, str], 
 def test_other_users_proc_is_checked(box: DockerSandbox) -> None:
     """The /proc probe itself: root can read a worker process's environ, so the probe run as
     root must report it; run as the worker it must find nothing of root's."""
-    from importlib import resources
 
-    code = resources.files("taskfoundry.assets").joinpath("leak_scan.py").read_bytes()
+    code = asset("program/leak_scan.py")
     box.put_file(code, "/opt/probe.py")
     _worker(box, "setsid sleep 120 >/dev/null 2>&1 < /dev/null &")
     as_root = box.exec(["python3", "/opt/probe.py", "--proc"], timeout=60, user="0:0")

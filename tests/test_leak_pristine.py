@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.image import build_cleanroom, layer_roots
-from taskfoundry.cleanroom.leakscan import LeakReport, Pristine, scan
 from taskfoundry.images.layer import load_layer_image
+from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, Pristine, scan
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sandbox.tarutil import tar_files
 

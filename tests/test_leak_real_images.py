@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom.assets import select_assets
-from taskfoundry.cleanroom.image import WORKSPACE
-from taskfoundry.cleanroom.leakscan import scan
+from taskfoundry.kinds.program.cleanroom.assets import select_assets
+from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
+from taskfoundry.kinds.program.cleanroom.leakscan import scan
 from taskfoundry.sandbox.docker import DockerSandbox
 
 pytestmark = pytest.mark.docker

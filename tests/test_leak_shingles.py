@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.cleanroom import shingles
-from taskfoundry.cleanroom.leakscan import source_hashes, text_findings
+from taskfoundry.kinds.program.cleanroom import shingles
+from taskfoundry.kinds.program.cleanroom.leakscan import source_hashes, text_findings
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NAMES = ["csvq", "logsum", "rcalc"]

@@ -16,15 +16,15 @@ import pytest
 from taskfoundry.agent.fake_formats import FakeToolCall, FakeTurn
 from taskfoundry.agent.fake_server import FakeLLMServer
 from taskfoundry.config import Config
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program import sections
-from taskfoundry.kinds.program.generate import write_suite
-from taskfoundry.mutation.analyze import LIMITS, analyze
-from taskfoundry.mutation.models import MutationConfig
+from taskfoundry.kinds.program.mutate.analyze import LIMITS, analyze
+from taskfoundry.kinds.program.mutate.models import MutationConfig
+from taskfoundry.kinds.program.mutate.rebuild import PROGRAM, rebuild_plan
+from taskfoundry.kinds.program.mutate.select import Planned
+from taskfoundry.kinds.program.mutate.worker import MutantWorker
+from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.mutation.operators import Mutant, mutants_of
-from taskfoundry.mutation.rebuild import PROGRAM, rebuild_plan
-from taskfoundry.mutation.select import Planned
-from taskfoundry.mutation.worker import MutantWorker
 from taskfoundry.pipeline import sections as shared
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
@@ -221,9 +221,9 @@ def test_a_hanging_or_flooding_mutant_is_timeout_and_the_analysis_goes_on(worker
 
 def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker) -> None:
     """`count 0` prints nothing on the reference and on `i < n` alike; `count 1` does not."""
-    from taskfoundry.mutation.guided import VARIANT, killers
-    from taskfoundry.testgen.explorer import Kept
-    from taskfoundry.testgen.probes import Outcome, Probe
+    from taskfoundry.kinds.program.mutate.guided import VARIANT, killers
+    from taskfoundry.kinds.program.testgen.explorer import Kept
+    from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 
     loop = "        for (long i = 1; i <= n; i++)"
     mutant = _pick("<=", "<", loop)
@@ -238,8 +238,8 @@ def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker
 
 
 def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from taskfoundry.kinds.program.cleanroom import cleanroom_stage
-    from taskfoundry.kinds.program.mutate import mutation_stage
+    from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+    from taskfoundry.kinds.program.mutate.stage import mutation_stage
     from taskfoundry.models import CoverageReport
     from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
 
@@ -285,7 +285,7 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
 
 @pytest.fixture(scope="module")
 def clean(mutcalc, docker_client, tmp_path_factory) -> CleanroomStage:  # type: ignore[no-untyped-def]
-    from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+    from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
 
     config = Config(out=tmp_path_factory.mktemp("clean") / "out")
     return cleanroom_stage(mutcalc[0], mutcalc[1], sections.for_cleanroom(config), docker_client)
@@ -317,7 +317,7 @@ def _mutation_stage(  # type: ignore[no-untyped-def]
     mutcalc, clean, docker_client, suite: Path, config: Config, lines: dict[str, list[int]] = ALL_LINES
 ):
     """The mutation stage on a hand-written branch (tests TESTS in `suite`), every test kept."""
-    from taskfoundry.kinds.program.mutate import mutation_stage
+    from taskfoundry.kinds.program.mutate.stage import mutation_stage
     from taskfoundry.models import CoverageReport
     from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
 

@@ -11,13 +11,13 @@ import pytest
 from taskfoundry.builders.detect_c import autotools, cmake
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import MutationError
+from taskfoundry.kinds.program.mutate.analyze import split_evenly
+from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationReport
+from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
+from taskfoundry.kinds.program.mutate.select import Planned, plan
+from taskfoundry.kinds.program.mutate.worker import node_id
 from taskfoundry.models import load_json_model, save_json
-from taskfoundry.mutation.analyze import split_evenly
-from taskfoundry.mutation.models import MutantRecord, MutationReport
 from taskfoundry.mutation.operators import OPERATORS, mutants_of
-from taskfoundry.mutation.rebuild import rebuild_plan
-from taskfoundry.mutation.select import Planned, plan
-from taskfoundry.mutation.worker import node_id
 
 C_SOURCE = b"""#include <stdio.h>
 #define LIMIT 10
@@ -217,9 +217,9 @@ def test_report_counts_score_and_round_trip(tmp_path: Path) -> None:
 
 
 def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> None:
-    from taskfoundry.mutation.guided import GUIDED_PREFIX, guided_tests
-    from taskfoundry.testgen.explorer import Kept
-    from taskfoundry.testgen.probes import Outcome, Probe
+    from taskfoundry.kinds.program.mutate.guided import GUIDED_PREFIX, guided_tests
+    from taskfoundry.kinds.program.testgen.explorer import Kept
+    from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 
     def kept(args: tuple[str, ...], out: str) -> Kept:
         return Kept(Probe(args), Outcome(0, out, "", False, False, {}), "guided", {"a.c": {3}})
@@ -267,7 +267,7 @@ def test_unknown_operators_are_a_config_error_naming_the_valid_ones() -> None:
 
 
 def test_the_revision_request_names_each_survivor_with_its_source(tmp_path: Path) -> None:
-    from taskfoundry.mutation.revision import revision_request
+    from taskfoundry.kinds.program.mutate.revision import revision_request
 
     (tmp_path / "x.c").write_bytes(C_SOURCE)
     mutants = mutants_of("x.c", C_SOURCE)
@@ -304,7 +304,7 @@ def test_go_build_id_is_blanked_before_the_equivalence_hash(tmp_path: Path) -> N
     import hashlib
     import os
 
-    from taskfoundry.mutation.rebuild import _BLANK_GO_BUILD_ID
+    from taskfoundry.kinds.program.mutate.rebuild import _BLANK_GO_BUILD_ID
 
     fake_go = tmp_path / "bin" / "go"
     fake_go.parent.mkdir()

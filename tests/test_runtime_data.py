@@ -1,4 +1,4 @@
-from taskfoundry.cleanroom import runtime
+from taskfoundry.kinds.program.cleanroom import runtime
 
 
 def test_runtime_files_keep_data_and_drop_code() -> None:

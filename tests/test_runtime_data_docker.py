@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from taskfoundry.cleanroom.image import WORKSPACE
 from taskfoundry.config import Config
 from taskfoundry.kinds.program import sections as program_sections
-from taskfoundry.kinds.program.cleanroom import cleanroom_stage
+from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
+from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.testgen.explorer import installed_data_names
 from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
-from taskfoundry.testgen.explorer import installed_data_names
 
 from conftest import make_repo
 
@@ -89,7 +89,7 @@ def test_gold_finds_its_data_in_the_cleanroom_and_the_scan_is_clean(
 def test_planted_source_under_share_is_still_found(
     docker_client: Any, task: tuple[BuildStage, CleanroomStage]
 ) -> None:
-    from taskfoundry.cleanroom.leakscan import scan
+    from taskfoundry.kinds.program.cleanroom.leakscan import scan
 
     build, clean = task
     with DockerSandbox(clean.image, client=docker_client) as box:

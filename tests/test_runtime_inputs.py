@@ -10,11 +10,11 @@ import random
 import zipfile
 from pathlib import Path
 
-from taskfoundry.testgen.explorer import Explorer, ExplorerConfig
-from taskfoundry.testgen.inputs import Corpus, values_for
-from taskfoundry.testgen.probes import Outcome, Probe, RunnerJob
-from taskfoundry.testgen.runtime_inputs import data_dirs, data_names, variants
-from taskfoundry.testgen.usage import Option, Usage
+from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig
+from taskfoundry.kinds.program.testgen.inputs import Corpus, values_for
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
+from taskfoundry.kinds.program.testgen.runtime_inputs import data_dirs, data_names, variants
+from taskfoundry.kinds.program.testgen.usage import Option, Usage
 
 FONT = b"flf2a$ 4 3 10 0 1\ncomment\n" + b" $@\n _$@\n|_|$@\n$@@\n" * 3
 PATHS = [f"usr/local/share/figlet/{n}.flf" for n in ("big", "mini", "small", "standard", "term")] + [
@@ -121,7 +121,7 @@ def test_outputs_come_back_as_inputs_and_data_copies_ride_along() -> None:
 
 
 def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
-    from taskfoundry.mutation.guided import line_variants, neighbours
+    from taskfoundry.kinds.program.mutate.guided import line_variants, neighbours
 
     text = "a 1\nb 2\nc 3\n"
     assert line_variants(text) == [
@@ -142,7 +142,7 @@ def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
 
 
 def test_sample_files_take_test_dir_then_top_documents(tmp_path: Path) -> None:
-    from taskfoundry.testgen.inputs import sample_files
+    from taskfoundry.kinds.program.testgen.inputs import sample_files
 
     (tmp_path / "test").mkdir()
     (tmp_path / "test" / "regression.txt").write_text("# heading\n")

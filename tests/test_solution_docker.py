@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from taskfoundry.evaluate import EvalConfig, evaluate_task, load_task
-from taskfoundry.evaluate.summary import score_task
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.summary import score_task
+from taskfoundry.grading.task import evaluate_task, load_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

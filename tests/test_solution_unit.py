@@ -6,8 +6,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from taskfoundry.builders.layout import DEPS
-from taskfoundry.pipeline.solution import DEPS_DIR, compile_script, solution_tarball
+from taskfoundry.kinds.program.solution import DEPS_DIR, compile_script, solution_tarball
+from taskfoundry.layout import DEPS
 
 
 def test_compile_script_moves_deps_and_marks_its_build() -> None:

@@ -4,10 +4,10 @@ leaves in its working directory cannot make the grader (root) read what it must 
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pytest
 
+from taskfoundry.assets import asset
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -22,6 +22,7 @@ import json, os, sys
 sys.path.insert(0, "/tmp/t/eval/tests")
 os.environ["TF_PROGRAM_UID"] = "2000"
 import tfrun
+from taskfoundry.assets import asset
 if sys.argv[1] == "off":
     tfrun._remove_unsafe = lambda top: None
 work = "/tmp/t/work"
@@ -44,7 +45,7 @@ def test_links_the_program_leaves_are_not_followed_by_the_grader(
 ) -> None:  # type: ignore[no-untyped-def]
     """The program leaves a link to a root-only file (a hidden test, say) where the test reads
     its output, and a FIFO; the helper removes both before root reads the directory."""
-    tfrun = resources.files("taskfoundry.assets").joinpath("tfrun.py").read_bytes()
+    tfrun = asset("grading/tfrun.py")
     with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
         assert box.exec("mkdir -p /srv /tmp/t/eval/tests", timeout=30, user="0:0").ok
         box.put_file(b"HIDDEN-TEST-TEXT\n", "/srv/secret.txt", mode=0o600)

@@ -1,6 +1,11 @@
 from pathlib import Path
 
-from taskfoundry.testgen.thirdparty import ALWAYS, generated_files, gnulib_dirs, third_party_prefixes
+from taskfoundry.kinds.program.testgen.thirdparty import (
+    ALWAYS,
+    generated_files,
+    gnulib_dirs,
+    third_party_prefixes,
+)
 
 
 def test_plain_repository_excludes_only_vendored_trees(tmp_path: Path) -> None:
@@ -29,7 +34,7 @@ def test_gnulib_comp_source_base_variable(tmp_path: Path) -> None:
 
 
 def test_probe_runner_leaves_excluded_prefixes_out() -> None:
-    from taskfoundry.assets import probe_runner
+    from taskfoundry.assets.program import probe_runner
 
     job = {"exclude": ["lib/", "target/"]}
     assert probe_runner.first_party("/cov/src/hello.c", "/cov", probe_runner.excluded(job)) == "src/hello.c"
@@ -42,7 +47,7 @@ def test_probe_runner_reads_python_coverage_in_process(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from taskfoundry.assets import probe_runner
+    from taskfoundry.assets.program import probe_runner
 
     root, covdir = tmp_path / "cov", tmp_path / "data"
     (root / "pkg").mkdir(parents=True)
@@ -87,7 +92,7 @@ def test_generated_sources_are_found_by_banner_grammar_and_make_rule(tmp_path: P
 
 
 def test_probe_runner_leaves_excluded_files_out_by_their_whole_path() -> None:
-    from taskfoundry.assets import probe_runner
+    from taskfoundry.assets.program import probe_runner
 
     exclude = probe_runner.excluded({"exclude": ["lib/", "src/scanners.c"]})
     assert probe_runner.first_party("/cov/src/scanners.c", "/cov", exclude) is None

@@ -1,4 +1,4 @@
-from taskfoundry.testgen.usage import parse_usage
+from taskfoundry.kinds.program.testgen.usage import parse_usage
 
 HELP = """Usage: tool [OPTIONS] COMMAND [FILE...]
 
@@ -162,7 +162,7 @@ Options:
 def test_explorer_tries_the_listed_choices_first() -> None:
     import random
 
-    from taskfoundry.testgen.inputs import Corpus, values_for
+    from taskfoundry.kinds.program.testgen.inputs import Corpus, values_for
 
     to = next(o for o in parse_usage("  --to, -t FORMAT  Specify output format (html, xml, man)\n").options)
     values = values_for(to, Corpus(), random.Random(0))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 
+from taskfoundry.assets import asset
+from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
+from taskfoundry.kinds.program.testgen.explorer import Kept
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
+from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.linters import lint_source
-from taskfoundry.testgen.dummy_check import dummy_passing
-from taskfoundry.testgen.explorer import Kept
-from taskfoundry.testgen.probes import Outcome, Probe
-from taskfoundry.testgen.writer import render_tests
 
 
 def _kept(args: tuple[str, ...], code: int, out: str, err: str = "", **kw: object) -> Kept:
@@ -69,7 +70,6 @@ def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  #
     import shutil
     import subprocess
     import sys
-    from importlib import resources
 
     blob = b"\x00\xff\x10ab\n"
     argv = ("-An", "-tx1")
@@ -79,7 +79,7 @@ def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  #
     assert "stdin=b'\\x00\\xff\\x10ab\\n'" in files[written[0].file]
     tests = tmp_path / "eval" / "tests"
     tests.mkdir(parents=True)
-    (tests / "tfrun.py").write_bytes(resources.files("taskfoundry.assets").joinpath("tfrun.py").read_bytes())
+    (tests / "tfrun.py").write_bytes(asset("grading/tfrun.py"))
     for name, source in files.items():
         (tests / name).write_text(source)
     env = {"TF_EXECUTABLE": shutil.which("od") or "/usr/bin/od", "PATH": "/usr/bin:/bin"}
@@ -96,7 +96,7 @@ def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  #
 
 
 def test_runtime_traces_are_recognised() -> None:
-    from taskfoundry.testgen.explorer import runtime_trace
+    from taskfoundry.kinds.program.testgen.explorer import runtime_trace
 
     def out(err: str) -> Outcome:
         return Outcome(1, "", err, False, False, {})

@@ -22,11 +22,11 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.builders.deps import prepare_deps
 from taskfoundry.builders.detect_c import GOLD_BUILD
-from taskfoundry.builders.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.static import SHIM_DIR, attempt, shim_files
 from taskfoundry.builders.toolchain import ensure_toolchain
 from taskfoundry.images.layer import build_on_inputs, inputs_image
+from taskfoundry.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.naming import TaskNames
 from taskfoundry.sources import Checkout
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.builders import wheels
-from taskfoundry.builders.layout import DEPS
 from taskfoundry.builders.pick import read
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import BuildError
+from taskfoundry.layout import DEPS
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from taskfoundry.builders.layout import COV_BUILD
 from taskfoundry.builders.pick import (
     C_SUFFIXES,
     SKIP_DIRS,
@@ -23,6 +22,7 @@ from taskfoundry.builders.pick import (
     source_files,
 )
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.layout import COV_BUILD
 
 GOLD_BUILD = "_build"
 COV_FLAGS = "-O0 -g --coverage"

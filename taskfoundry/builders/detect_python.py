@@ -18,10 +18,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from taskfoundry.builders.layout import COV_ROOT, DEPS
 from taskfoundry.builders.pick import choose, read
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import BuildError
+from taskfoundry.layout import COV_ROOT, DEPS
 
 WHEELS = f"{DEPS}/wheels"
 COV_VENV = "/opt/tf-cov-venv"

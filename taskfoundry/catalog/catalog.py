@@ -27,7 +27,7 @@ from taskfoundry.catalog.grading import Grade, evaluate_record, grade_of
 from taskfoundry.catalog.index import load_index
 from taskfoundry.catalog.records import TaskRecord, read_record
 from taskfoundry.errors import ConfigError
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.store import open_out
 
 log = logging.getLogger(__name__)

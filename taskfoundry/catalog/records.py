@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from taskfoundry.errors import ConfigError
-from taskfoundry.evaluate.task import TaskSpec
+from taskfoundry.grading.task import TaskSpec
 from taskfoundry.models import GoldIntegrity, TaskStats, TaskYaml, TestsJson, load_json_model
 from taskfoundry.naming import TaskNames
 

@@ -10,7 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from taskfoundry.errors import ConfigError, TaskfoundryError
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.store import TASKS, is_url, open_out
 
 
@@ -61,7 +61,7 @@ def _eval(
     """Grade RUN_DIR/<task id>/submission.tar.gz against every task in --tasks; write
     RUN_DIR/<task id>/<task id>.eval.json and RUN_DIR/summary.json."""
     from taskfoundry.evaluate.run import evaluate_run
-    from taskfoundry.evaluate.summary import summary_text
+    from taskfoundry.grading.summary import summary_text
 
     try:
         config = load_eval_config(config_file, {"workers": workers, "compile_timeout": compile_timeout})

@@ -16,9 +16,9 @@ import docker
 from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
 from taskfoundry.errors import ConfigError, SandboxError, TaskfoundryError
-from taskfoundry.evaluate.models import EvalSummary, EvaluationResult, TaskImageMissing, TaskScore
-from taskfoundry.evaluate.summary import score_task, summarize
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvalSummary, EvaluationResult, TaskImageMissing, TaskScore
+from taskfoundry.grading.summary import score_task, summarize
 from taskfoundry.kinds.base import make_kind
 from taskfoundry.models import TaskHead, TestsJson, load_json_model, load_yaml_model, save_json
 from taskfoundry.sandbox.docker import docker_client

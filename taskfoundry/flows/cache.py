@@ -30,8 +30,8 @@ from prefect.settings import get_current_settings
 from prefect.utilities.hashing import hash_objects
 from pydantic import BaseModel
 
-from taskfoundry.codegraph import code_hash
 from taskfoundry.config import Config
+from taskfoundry.flows.codegraph import code_hash
 from taskfoundry.pipeline.results import Outside
 
 RESULTS_DIR = "results"

@@ -11,9 +11,11 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from taskfoundry.evaluate import EvalConfig, EvalSummary, evaluate_run
-from taskfoundry.evaluate.summary import summary_text
+from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.flows.artifacts import artifact_key
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvalSummary
+from taskfoundry.grading.summary import summary_text
 
 
 @task(name="evaluate-run")

@@ -18,13 +18,13 @@ import docker
 from pydantic import BaseModel
 
 from taskfoundry.config import Config
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.registry import load_kind
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 if TYPE_CHECKING:  # at run time, importing `evaluate` here would run evaluate/__init__.py,
     # whose evaluate.run imports this module: `import taskfoundry.flows.build` first failed
-    from taskfoundry.evaluate.models import EvaluationResult
+    from taskfoundry.grading.models import EvaluationResult
 
 Part = Literal["start_state", "generate", "review", "validate", "strengthen"]
 PARTS: tuple[Part, ...] = ("start_state", "generate", "review", "validate", "strengthen")

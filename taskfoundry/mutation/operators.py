@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from taskfoundry.cleanroom.shingles import EXT_LANGUAGE, parse
-from taskfoundry.mutation.models import OPERATORS
+from taskfoundry.kinds.program.cleanroom.shingles import EXT_LANGUAGE, parse
+from taskfoundry.kinds.program.mutate.models import OPERATORS
 
 # token text -> replacements, by operator
 _REPLACE: dict[str, dict[str, tuple[str, ...]]] = {

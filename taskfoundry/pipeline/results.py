@@ -8,9 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from taskfoundry.builders.recipe import Recipe
-from taskfoundry.cleanroom.reports import AssetReport, IntegrityReport, LeakReport
+from taskfoundry.kinds.program.cleanroom.reports import AssetReport, IntegrityReport, LeakReport
+from taskfoundry.kinds.program.mutate.models import MutationReport
 from taskfoundry.models import CoverageReport, DropRecord, UpstreamInfo
-from taskfoundry.mutation.models import MutationReport
 
 
 @dataclass(frozen=True)

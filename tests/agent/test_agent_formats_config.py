@@ -106,7 +106,7 @@ def test_agent_prompt_unknown_variable_is_a_config_error() -> None:
         render("hello $nobody", {"executable": "x"})
     assert render("costs $$5 for $who", {"who": "you"}) == "costs $5 for you\n"
     with pytest.raises(ConfigError, match="no prompt template 'none.md'"):
-        load_template("taskfoundry.testgen", "none.md")
+        load_template("taskfoundry.kinds.program.testgen", "none.md")
 
 
 def test_agent_truncate_keeps_head_and_tail() -> None:

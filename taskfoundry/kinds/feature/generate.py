@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from importlib import resources
 from pathlib import Path
 
 import docker
 
+from taskfoundry.assets import asset
 from taskfoundry.errors import FeatureError
 from taskfoundry.kinds.feature.extract import FileTrace, extract
 from taskfoundry.kinds.feature.objects import Project, tested_objects
@@ -35,7 +35,7 @@ def trace_files(
     env: EnvStage, settings: FeatureSettings, client: docker.DockerClient
 ) -> dict[str, FileTrace]:
     """Run the passing test files once with the tracer: test file -> what its tests called."""
-    plugin = resources.files("taskfoundry.assets").joinpath("feature_trace.py").read_bytes()
+    plugin = asset("feature/feature_trace.py")
     with DockerSandbox(env.image, CHECK_LIMITS, client=client) as box:
         runner = RepoBox(box)
         runner.load(repo_files(env.repo))

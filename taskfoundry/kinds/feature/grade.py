@@ -32,21 +32,21 @@ import docker
 from docker.errors import APIError
 
 from taskfoundry import atomic
-from taskfoundry.assets.feature_compose import test_root
+from taskfoundry.assets.feature.feature_compose import test_root
 from taskfoundry.errors import SandboxError
-from taskfoundry.evaluate.compile import read_submission
-from taskfoundry.evaluate.grade import grade_branch, inject_not_run
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.evaluate.task import require_image
-from taskfoundry.harness.config import EvalConfig
-from taskfoundry.harness.models import EvalStepError
-from taskfoundry.harness.sandbox import LABEL, WS, GradingSandbox, TooLarge
-from taskfoundry.harness.steps import StepRunner
-from taskfoundry.harness.suite import copy_in
+from taskfoundry.grading.compile import read_submission
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.grade import grade_branch, inject_not_run
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.records import EvalStepError
+from taskfoundry.grading.sandbox import LABEL, WS, GradingSandbox, TooLarge
+from taskfoundry.grading.steps import StepRunner
+from taskfoundry.grading.suite import copy_in
+from taskfoundry.grading.task import require_image
 from taskfoundry.kinds.feature import guard, scan
-from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.results import InterfaceObject
 from taskfoundry.kinds.feature.runner import RESULTS
+from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 
 log = logging.getLogger(__name__)

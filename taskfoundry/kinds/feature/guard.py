@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.harness.models import EvalStepError
-from taskfoundry.harness.sandbox import WS, GradingSandbox, TooLarge
+from taskfoundry.assets import asset
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.records import EvalStepError
+from taskfoundry.grading.sandbox import WS, GradingSandbox, TooLarge
 
 GUARD_DIR = "/tmp/tf-guard"  # root's, 0700: the boot reads it as root
 OUT_DIR = "/tmp/tf-guard-out"  # root's, 0700
@@ -43,7 +43,7 @@ _ASSETS = {
 
 
 def _asset(name: str) -> bytes:
-    return resources.files("taskfoundry.assets").joinpath(name).read_bytes()
+    return asset(f"feature/{name}")
 
 
 def install(
@@ -51,8 +51,8 @@ def install(
 ) -> None:
     """The boot, the plugin, root's wrapper and their configuration (PREPARE must have run):
     the submitted lines to watch and the hidden files, by path in the workspace."""
-    for asset, name in _ASSETS.items():
-        box.put_file(_asset(asset), f"{GUARD_DIR}/{name}", mode=0o600)
+    for shipped, name in _ASSETS.items():
+        box.put_file(_asset(shipped), f"{GUARD_DIR}/{name}", mode=0o600)
     config = {
         "watch": {f"{WS}/{rel}": lines for rel, lines in watch.items()},
         "protected": [f"{WS}/{rel}" for rel in protected],

@@ -18,11 +18,11 @@ import docker
 from docker.errors import APIError, DockerException
 
 from taskfoundry import atomic
-from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import ImageError, SandboxError
 from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.feature.env import WHEELS
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS, PYTHON, tree_tar
+from taskfoundry.layout import WORKSPACE
 from taskfoundry.sandbox.docker import DockerSandbox
 
 CHANGES = ("USER worker", f"WORKDIR {WORKSPACE}", 'CMD ["/bin/bash"]', "LABEL taskfoundry=feature")

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import docker
 
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.kinds.base import KindStage, Part, TaskKind, unchanged
 from taskfoundry.kinds.feature.env import environment_stage
 from taskfoundry.kinds.feature.generate import generate_stage

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from taskfoundry.assets.feature_compose import TEST_DIRS as _TEST_DIRS
+from taskfoundry.assets.feature.feature_compose import TEST_DIRS as _TEST_DIRS
 from taskfoundry.kinds.feature.env import is_test_file
 
 TEST_DIRS = set(_TEST_DIRS)  # one list, in the compose asset that applies it in the container

@@ -24,12 +24,11 @@ import docker
 import jinja2
 
 from taskfoundry import atomic
-from taskfoundry.builders.layout import WORKSPACE
+from taskfoundry.assets import asset
 from taskfoundry.config import Config
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
 from taskfoundry.kinds.feature.images import commit_image, outside_workspace_removed
-from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.objects import TEST_DIRS
 from taskfoundry.kinds.feature.results import (
     CandidatesStage,
@@ -42,6 +41,9 @@ from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_com
 from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.kinds.feature.selfcheck import keep_checked, leak_lines
+from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
+from taskfoundry.kinds.program.package import difficulty
+from taskfoundry.layout import WORKSPACE
 from taskfoundry.models import (
     Branch,
     TaskStats,
@@ -51,7 +53,6 @@ from taskfoundry.models import (
     save_yaml,
 )
 from taskfoundry.naming import TaskNames
-from taskfoundry.pipeline.package import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
@@ -102,7 +103,7 @@ def suite_tarball(original: Mapping[str, bytes], task: ValidatedTask, level: int
     if level == 2:
         base = start_files(original, task)
         files |= {f"eval/base/{rel}": data for rel, data in base.items() if not is_test_path(rel)}
-    compose = resources.files("taskfoundry.assets").joinpath("feature_compose.py").read_bytes()
+    compose = asset("feature/feature_compose.py")
     files["eval/compose.py"] = compose
     files["eval/run.sh"] = f'#!/bin/sh\ncd {WORKSPACE} && exec {command} "$@"\n'.encode()
     return _tar_gz(files)

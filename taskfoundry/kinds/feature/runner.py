@@ -17,9 +17,9 @@ from pathlib import Path
 from junitparser import Error, Failure, JUnitXml, Skipped
 from junitparser import TestCase as JCase
 
-from taskfoundry.builders.layout import WORKSPACE
 from taskfoundry.errors import SandboxError
 from taskfoundry.kinds.feature.results import TestCase
+from taskfoundry.layout import WORKSPACE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 # level 2: the grader appends a submitted module to the stripped one after SEPARATOR, and
 # removes the pytest settings named in STEERING wherever they are (the reference's are
 # restored): both defined once, in the standalone asset that does it in the container
-from taskfoundry.assets.feature_compose import SEPARATOR
-from taskfoundry.assets.feature_compose import STEERING as _STEERING
+from taskfoundry.assets.feature.feature_compose import SEPARATOR
+from taskfoundry.assets.feature.feature_compose import STEERING as _STEERING
 
 STEERING = frozenset(_STEERING)
 

@@ -15,18 +15,18 @@ import logging
 import shutil
 import tarfile
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 
 import docker
 
 from taskfoundry import atomic
+from taskfoundry.assets import asset
 from taskfoundry.errors import SandboxError
-from taskfoundry.evaluate.summary import score_task
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.summary import score_task
 from taskfoundry.kinds.feature.grade import grade_feature, start_state_submission
-from taskfoundry.kinds.feature.models import FeatureTaskYaml
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS
+from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.models import TestsJson, load_json_model, load_yaml_model
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -75,7 +75,7 @@ def leaks(image: str, lines: list[str], client: docker.DockerClient) -> list[lis
     """Where in `image` the worker can read one of `lines` (path, line)."""
     if not lines:
         return []
-    scanner = resources.files("taskfoundry.assets").joinpath("feature_leak.py").read_bytes()
+    scanner = asset("feature/feature_leak.py")
     with DockerSandbox(image, CHECK_LIMITS, client=client) as box:
         box.exec(f"mkdir -p {LEAK_DIR}", timeout=60, user="0:0")
         box.put_file(scanner, f"{LEAK_DIR}/scan.py")

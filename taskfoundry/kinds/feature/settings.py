@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.pipeline.settings import StageSettings
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import resources
 
 import docker
 
+from taskfoundry.assets import asset
 from taskfoundry.errors import SandboxError
 from taskfoundry.kinds.feature.grade import typed_interface
 from taskfoundry.kinds.feature.results import (
@@ -110,7 +110,7 @@ def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
     """The environment of a run that records what the tested functions return, per test
     (assets/feature_types.py as a pytest plugin): the grader checks the same types."""
     box.exec(f"mkdir -p {TYPES_DIR} && chmod 0777 {TYPES_DIR}", timeout=60, user="0:0")
-    plugin = resources.files("taskfoundry.assets").joinpath("feature_types.py").read_bytes()
+    plugin = asset("feature/feature_types.py")
     box.put_file(plugin, f"{TYPES_DIR}/tf_feature_types.py")
     return {
         "PYTHONPATH": TYPES_DIR,

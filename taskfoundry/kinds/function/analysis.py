@@ -6,8 +6,8 @@ import ast
 import builtins
 from typing import Any
 
-from taskfoundry.assets.fcodec import Unencodable, encode
-from taskfoundry.kinds.function.models import Param
+from taskfoundry.assets.function.fcodec import Unencodable, encode
+from taskfoundry.kinds.function.results import Param
 
 FnNode = ast.FunctionDef | ast.AsyncFunctionDef
 

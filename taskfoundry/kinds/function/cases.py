@@ -10,9 +10,9 @@ from typing import Any
 import docker
 from pydantic import Field
 
-from taskfoundry.kinds.function.config import FunctionConfig
-from taskfoundry.kinds.function.models import Candidate, Case, CasesStage, Explored, FunctionsStage
+from taskfoundry.kinds.function.results import Candidate, Case, CasesStage, Explored, FunctionsStage
 from taskfoundry.kinds.function.runner import run_functions
+from taskfoundry.kinds.function.settings import FunctionConfig
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import StageSettings
 

@@ -27,7 +27,7 @@ from taskfoundry.kinds.function.analysis import (
     raised_names,
     returns_depend_on_params,
 )
-from taskfoundry.kinds.function.models import Candidate, FunctionRecord
+from taskfoundry.kinds.function.results import Candidate, FunctionRecord
 
 _SKIP_DIRS = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "build", "dist"}
 _ALLOWED_DECORATORS = {"lru_cache", "cache", "functools.lru_cache", "functools.cache"}

@@ -9,10 +9,10 @@ import docker
 from pydantic import Field
 
 from taskfoundry.images.base import BaseImageConfig, ensure_base_image
-from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.function.env import ensure_env_image
 from taskfoundry.kinds.function.extract import examine, functions, project_packages, python_files, read_module
-from taskfoundry.kinds.function.models import Candidate, FunctionRecord, FunctionsStage
+from taskfoundry.kinds.function.results import Candidate, FunctionRecord, FunctionsStage
+from taskfoundry.kinds.function.settings import FunctionConfig
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import StageSettings
 

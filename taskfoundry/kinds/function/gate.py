@@ -14,8 +14,8 @@ import docker
 from pydantic import Field
 
 from taskfoundry.kinds.function.cases import spec_of
-from taskfoundry.kinds.function.config import FunctionConfig
-from taskfoundry.kinds.function.models import (
+from taskfoundry.kinds.function.mutate import mutants, trivial
+from taskfoundry.kinds.function.results import (
     Candidate,
     CasesStage,
     Explored,
@@ -24,8 +24,8 @@ from taskfoundry.kinds.function.models import (
     ReviewStage,
     Verdict,
 )
-from taskfoundry.kinds.function.mutate import mutants, trivial
 from taskfoundry.kinds.function.runner import run_functions
+from taskfoundry.kinds.function.settings import FunctionConfig
 from taskfoundry.pipeline.settings import StageSettings
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import docker
 
-from taskfoundry.evaluate.compile import read_submission
-from taskfoundry.evaluate.grade import grade_branch, inject_not_run
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.evaluate.task import TaskSpec, load_task, require_image
-from taskfoundry.harness import scripts
-from taskfoundry.harness.config import EvalConfig
-from taskfoundry.harness.models import EvalStepError
-from taskfoundry.harness.sandbox import WS, GradingSandbox
-from taskfoundry.harness.steps import StepRunner
-from taskfoundry.harness.suite import run_suite
+from taskfoundry.grading import scripts
+from taskfoundry.grading.compile import read_submission
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.grade import grade_branch, inject_not_run
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.records import EvalStepError
+from taskfoundry.grading.sandbox import WS, GradingSandbox
+from taskfoundry.grading.steps import StepRunner
+from taskfoundry.grading.suite import run_suite
+from taskfoundry.grading.task import TaskSpec, load_task, require_image
 from taskfoundry.kinds.function.package import MODULE
 from taskfoundry.sandbox import tarutil
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import docker
 
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.kinds.base import KindStage, Part, TaskKind, unchanged
 from taskfoundry.kinds.function import sections
 from taskfoundry.kinds.function.cases import cases_stage
@@ -23,7 +23,7 @@ from taskfoundry.kinds.function.package import package_stage
 from taskfoundry.kinds.function.review import review_stage
 
 if TYPE_CHECKING:
-    from taskfoundry.kinds.function.models import CasesStage, FunctionsStage, GateStage, ReviewStage
+    from taskfoundry.kinds.function.results import CasesStage, FunctionsStage, GateStage, ReviewStage
 
 
 class FunctionKind:

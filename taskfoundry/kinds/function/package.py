@@ -15,9 +15,11 @@ from typing import Any, Literal
 import docker
 
 from taskfoundry import atomic
+from taskfoundry.assets import asset
 from taskfoundry.config import Config
 from taskfoundry.kinds.function.env import PYTHON
-from taskfoundry.kinds.function.models import (
+from taskfoundry.kinds.function.report import yield_table
+from taskfoundry.kinds.function.results import (
     Candidate,
     CasesStage,
     FunctionsStage,
@@ -25,14 +27,12 @@ from taskfoundry.kinds.function.models import (
     ReviewStage,
     Verdict,
 )
-from taskfoundry.kinds.function.report import yield_table
 from taskfoundry.kinds.function.taskfile import FunctionTaskYaml
 from taskfoundry.models import Branch, Images, TaskStats, TestsJson, branch_key, save_json, save_yaml
 from taskfoundry.naming import junit_name
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 log = logging.getLogger(__name__)
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
 BRANCH = "function-cases"
 TEST_FILE = "test_cases.py"
 MODULE = "candidate.py"
@@ -84,13 +84,13 @@ def suite_tarball(c: Candidate, v: Verdict, call_timeout: float) -> bytes:
         "timeout": min(30 + call_timeout * len(cases), 600),
     }
     files: dict[str, bytes | str] = {
-        "eval/run.sh": (ASSETS / "run.sh").read_text(),
-        f"eval/tests/{TEST_FILE}": (ASSETS / "fn_test.py").read_text(),
+        "eval/run.sh": asset("grading/run.sh"),
+        f"eval/tests/{TEST_FILE}": asset("function/fn_test.py"),
         "eval/tests/cases.json": json.dumps(cases),
         "eval/tests/function.json": json.dumps(spec),
     }
-    for helper in ("fcall.py", "fcodec.py", "tfrun.py"):
-        files[f"eval/tests/{helper}"] = (ASSETS / helper).read_text()
+    for helper in ("function/fcall.py", "function/fcodec.py", "grading/tfrun.py"):
+        files[f"eval/tests/{helper.partition('/')[2]}"] = asset(helper)
     return _tar(files, {"eval/run.sh": 0o755})
 
 

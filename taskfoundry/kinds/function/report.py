@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from taskfoundry.kinds.function.models import CasesStage, FunctionsStage, GateStage, ReviewStage, Yield
+from taskfoundry.kinds.function.results import CasesStage, FunctionsStage, GateStage, ReviewStage, Yield
 
 _DEPENDENCY_DROPS = {"method", "project_dependency", "third_party", "unresolved"}
 

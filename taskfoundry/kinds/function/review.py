@@ -6,7 +6,7 @@ an exception (the function was never seen returning); cuts cases to the cap."""
 
 from __future__ import annotations
 
-from taskfoundry.kinds.function.models import CasesStage, ReviewStage
+from taskfoundry.kinds.function.results import CasesStage, ReviewStage
 
 
 def review_stage(suite: CasesStage, max_cases: int = 500) -> ReviewStage:

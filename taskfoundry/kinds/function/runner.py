@@ -11,13 +11,13 @@ from typing import Any
 
 import docker
 
+from taskfoundry.assets import asset
 from taskfoundry.errors import SandboxError
-from taskfoundry.kinds.function.config import FunctionConfig
 from taskfoundry.kinds.function.env import PYTHON
+from taskfoundry.kinds.function.settings import FunctionConfig
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
 RUNNER_FILES = ("fn_runner.py", "fcall.py", "fcodec.py")
 WORK = "/work/fns"
 
@@ -57,7 +57,7 @@ def run_functions(
         (root / "config.json").write_text(json.dumps(runner_config(cfg)))
         for name in RUNNER_FILES:
             (root / "runner" / name).parent.mkdir(exist_ok=True)
-            (root / "runner" / name).write_text((ASSETS / name).read_text())
+            (root / "runner" / name).write_bytes(asset(f"function/{name}"))
         with DockerSandbox(image, limits, workdir="/work", client=client) as box:
             box.put_dir(root, WORK)
             box.exec(f"chown -R 1000:1000 {WORK}", timeout=60, user="0:0")

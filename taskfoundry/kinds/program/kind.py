@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING, ClassVar
 
 import docker
 
-from taskfoundry.evaluate.models import EvaluationResult
-from taskfoundry.evaluate.task import evaluate_task, load_task
-from taskfoundry.harness.config import EvalConfig
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
+from taskfoundry.grading.task import evaluate_task, load_task
 from taskfoundry.kinds.base import KindStage, Part, TaskKind
 from taskfoundry.kinds.program import sections
-from taskfoundry.kinds.program.cleanroom import start_state
-from taskfoundry.kinds.program.filter import filter_stage
-from taskfoundry.kinds.program.generate import generate_stage
+from taskfoundry.kinds.program.cleanroom.stage import start_state
+from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
-from taskfoundry.kinds.program.mutate import mutation_stage
-from taskfoundry.pipeline.package import package_stage
+from taskfoundry.kinds.program.mutate.stage import mutation_stage
+from taskfoundry.kinds.program.package import package_stage
+from taskfoundry.kinds.program.testgen.stage import generate_stage
 
 if TYPE_CHECKING:
     from taskfoundry.config import Config

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from taskfoundry.config import Config
-from taskfoundry.kinds.program.cleanroom import CleanroomSettings
-from taskfoundry.kinds.program.filter import FilterSettings
-from taskfoundry.kinds.program.generate import GenerateSettings
-from taskfoundry.kinds.program.mutate import MutationSettings
-from taskfoundry.testgen.base import GeneratorSettings
+from taskfoundry.kinds.program.cleanroom.stage import CleanroomSettings
+from taskfoundry.kinds.program.filter.stage import FilterSettings
+from taskfoundry.kinds.program.mutate.stage import MutationSettings
+from taskfoundry.kinds.program.testgen.base import GeneratorSettings
+from taskfoundry.kinds.program.testgen.stage import GenerateSettings
 
 
 def for_cleanroom(config: Config) -> CleanroomSettings:

@@ -1,0 +1,126 @@
+"""The cleanroom stage: the task's start state as its own image, then a leak scan of it.
+
+The program's help text is captured here, once: the cleanroom ships it as docs, and the
+generators and the filter's usage dummies read it from this stage's result.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Literal
+
+import docker
+from pydantic import Field
+
+from taskfoundry.builders.build import GOLD
+from taskfoundry.errors import LeakError
+from taskfoundry.images.build import layers_key
+from taskfoundry.kinds.program.cleanroom import leakscan, runtime
+from taskfoundry.kinds.program.cleanroom.assets import select_assets
+from taskfoundry.kinds.program.cleanroom.docs import collect_docs, reference_note, usage_docs
+from taskfoundry.kinds.program.cleanroom.elf import linkage
+from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
+from taskfoundry.kinds.program.cleanroom.integrity import check_integrity
+from taskfoundry.kinds.program.testgen.help import capture_usage
+from taskfoundry.kinds.program.testgen.probes import install_runner
+from taskfoundry.layout import REFERENCE_EXECUTABLE, WORKSPACE
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.sandbox.base import SandboxLimits
+from taskfoundry.sandbox.docker import DockerSandbox
+
+log = logging.getLogger(__name__)
+
+
+class CleanroomSettings(StageSettings):
+    """What the cleanroom stage reads."""
+
+    usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
+    # an instrumentable gold (a worker can load code into it: reports/integrity.json) is
+    # shipped labelled (`record`), or is an error and no task (`require`: sealed golds only)
+    integrity: Literal["record", "require"] = "record"
+    # the leak scan's listings of base images, by image id: shared by every run on this
+    # machine, so each base is walked once (see docs/leak-scan.md)
+    listing_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "taskfoundry" / "leakscan")
+
+
+def cleanroom_stage(
+    src: SourceResult, build: BuildStage, settings: CleanroomSettings, client: docker.DockerClient
+) -> CleanroomStage:
+    names = settings.names(src)
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        install_runner(box)
+        usage = capture_usage(box, GOLD, settings.usage_timeout)
+        gold = box.get_file(GOLD)
+        data = _runtime_data(box)
+    docs = {
+        **collect_docs(src.path),
+        **usage_docs(usage, build.program),
+        **reference_note(REFERENCE_EXECUTABLE),
+    }
+    kept, files = select_assets(src.path)
+    visible = build.recipe.source_visible
+    tag, built = build_cleanroom(
+        client,
+        build.runtime_image,
+        gold,
+        docs,
+        names.cleanroom_dir,
+        names.cleanroom_repo,
+        source_visible=visible,
+        assets=files,
+        runtime_data=runtime.runtime_tar(data) if data else None,
+    )
+    # the base's directories are listed once per base file system, not walked in every cleanroom
+    base_key = layers_key(client, build.runtime_image)
+    pristine = leakscan.Pristine(layer_roots(data), settings.listing_dir / f"{base_key}.json")
+    with DockerSandbox(tag, SandboxLimits(), client=client) as box:
+        leak = leakscan.scan(
+            box,
+            tag,
+            build.gold_sha256,
+            source=src.path,
+            gold_readable=visible,
+            allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
+            pristine=pristine,
+        )
+    integrity = check_integrity(client, tag, linkage(gold), source_visible=visible)
+    if integrity.verdict == "instrumentable":
+        log.warning(
+            "%s: the gold (%s) can be instrumented by the worker: %s",
+            src.task_id,
+            integrity.linkage,
+            ", ".join(integrity.succeeded()),
+        )
+    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept, integrity=integrity)
+
+
+def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
+    try:
+        return runtime.runtime_files(box.get_file(runtime.RUNTIME_TAR))
+    except FileNotFoundError:
+        return {}  # nothing staged: not a C build, or its install failed (see /task/stage.log)
+
+
+def start_state(
+    src: SourceResult, build: BuildStage, settings: CleanroomSettings, client: docker.DockerClient
+) -> CleanroomStage:
+    """The stage as the flow runs it: a leaky image is an error, never a start state."""
+    clean = cleanroom_stage(src, build, settings, client)
+    require_clean(clean, settings.integrity)
+    return clean
+
+
+def require_clean(clean: CleanroomStage, integrity: str = "record") -> None:
+    if clean.leak.verdict != "clean":
+        kinds = sorted({f.kind for f in clean.leak.findings})
+        raise LeakError(
+            f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
+        )
+    sealed = clean.integrity
+    if integrity == "require" and sealed is not None and sealed.verdict == "instrumentable":
+        raise LeakError(
+            f"the gold in {clean.image} is instrumentable ({sealed.linkage}): "
+            f"{', '.join(sealed.succeeded())} (cleanroom.integrity: require)"
+        )

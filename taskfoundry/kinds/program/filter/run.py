@@ -1,0 +1,111 @@
+"""run_filter: gold N times, then each dummy; drop tests with a recorded reason."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import docker
+from pydantic import BaseModel, Field
+
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.suite import suite_tarball
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
+from taskfoundry.kinds.program.filter.suite_run import (
+    TestOutcome,
+    cleanroom_workspace,
+    run_suite,
+    with_executable,
+)
+from taskfoundry.models import DropRecord
+
+
+class FilterConfig(BaseModel):
+    gold_runs: int = Field(3, description="runs of the suite against the gold executable")
+    dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
+    parallel: int = Field(
+        2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
+    )
+
+
+class FilterResult(BaseModel):
+    kept: list[str]
+    dropped: dict[str, list[DropRecord]]
+    dummy_pass_rate: float  # share of tests passing at least one dummy, before filtering
+    gold_runs: list[dict[str, str]] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Grader:
+    """One suite against the cleanroom's workspace, with the gold or a dummy as the program."""
+
+    client: docker.DockerClient
+    image: str
+    suite: bytes
+    workspace: bytes
+    harness: EvalConfig
+
+    @classmethod
+    def load(cls, client: docker.DockerClient, image: str, suite: Path, harness: EvalConfig) -> Grader:
+        return cls(client, image, suite_tarball(suite), cleanroom_workspace(client, image), harness)
+
+    def run(self, executable: bytes | None = None) -> dict[str, TestOutcome]:
+        """None: the gold the cleanroom holds."""
+        workspace = with_executable(self.workspace, executable)
+        return run_suite(self.client, self.image, self.suite, workspace, self.harness)
+
+
+def run_filter(
+    grader: Grader,
+    tests: list[str],
+    usage: str,
+    config: FilterConfig,
+    pre_dropped: dict[str, list[DropRecord]] | None = None,
+) -> FilterResult:
+    """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record."""
+    now = datetime.now(UTC)
+    dropped: dict[str, list[DropRecord]] = {k: list(v) for k, v in (pre_dropped or {}).items()}
+    programs: list[bytes | None] = [None] * config.gold_runs
+    programs += [render_dummy(dummy, usage) for dummy in config.dummies]
+    # independent containers; a small suite's run is mostly container and pytest start-up
+    with ThreadPoolExecutor(config.parallel, thread_name_prefix="filter") as pool:
+        runs = list(pool.map(grader.run, programs))
+    gold = runs[: config.gold_runs]
+    for name in tests:
+        record = _gold_verdict([run.get(name, TestOutcome("error", "not run")) for run in gold], now)
+        if record:
+            dropped.setdefault(name, []).append(record)
+    for dummy, results in zip(config.dummies, runs[config.gold_runs :], strict=True):
+        for name in tests:
+            if results.get(name, TestOutcome("error")).status == "passed":
+                dropped.setdefault(name, []).append(DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
+    dummy_hits = sum(any(r.id == "dummy_pass" for r in dropped.get(n, [])) for n in tests)
+    kept = [n for n in tests if n not in dropped]
+    rate = dummy_hits / len(tests) if tests else 0.0
+    summary = [{n: o.status for n, o in run.items()} for run in gold]
+    return FilterResult(kept=kept, dropped=dropped, dummy_pass_rate=rate, gold_runs=summary)
+
+
+def _gold_verdict(outcomes: list[TestOutcome], now: datetime) -> DropRecord | None:
+    passed = [o.status == "passed" for o in outcomes]
+    if all(passed):
+        return None
+    if any(o.timed_out for o in outcomes):
+        return DropRecord(id="slow_or_hang", timestamp=now, detail=_first_message(outcomes))
+    if not any(passed):
+        return DropRecord(id="gold_fail", timestamp=now, detail=_first_message(outcomes))
+    return DropRecord(
+        id="gold_flaky", timestamp=now, detail=f"passed {sum(passed)} of {len(passed)} gold runs"
+    )
+
+
+def _first_message(outcomes: list[TestOutcome]) -> str:
+    return next((o.message for o in outcomes if o.message), "")[:300]
+
+
+def final_check(grader: Grader, kept: list[str]) -> list[str]:
+    """Kept tests that did not pass one more gold run (empty list: all good)."""
+    results = grader.run()
+    return [n for n in kept if results.get(n, TestOutcome("error")).status != "passed"]

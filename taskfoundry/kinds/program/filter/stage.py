@@ -1,0 +1,73 @@
+"""The filter stage: the suite on gold N times and on each dummy in the cleanroom image; what
+is kept passes a last gold run."""
+
+from __future__ import annotations
+
+import logging
+
+import docker
+from pydantic import BaseModel, ConfigDict
+
+from taskfoundry.errors import FilterError, SandboxError
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.kinds.program.filter.run import FilterConfig, Grader, final_check, run_filter
+from taskfoundry.models import CoverageReport
+from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
+
+log = logging.getLogger(__name__)
+
+# A suite this small runs faster in one pytest process: starting xdist's workers costs more
+# (0.6 s a run, ten runs a filter) than they save. The grade is the same either way.
+SMALL_SUITE = 60
+
+
+class FilterSettings(BaseModel):
+    """The filter's section: its runs and dummies, and the grading harness it shares with `eval`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    filter: FilterConfig = FilterConfig()
+    harness: EvalConfig = EvalConfig()
+
+
+def filter_stage(
+    gen: GenerateStage,
+    lint: LintStage,
+    clean: CleanroomStage,
+    settings: FilterSettings,
+    client: docker.DockerClient,
+) -> FilterStage:
+    usage = clean.usage.get("", "")
+    total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
+    try:
+        grader = Grader.load(client, clean.image, gen.suite, _harness(settings.harness, len(gen.tests)))
+        res = run_filter(grader, gen.tests, usage, settings.filter, lint.dropped)
+    except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
+        log.error("filter of %s failed: %s", gen.branch, exc)
+        return FilterStage(
+            kept=[],
+            dropped=lint.dropped,
+            dummy_pass_rate=0.0,
+            coverage=CoverageReport.from_lines({}, total),
+            branch_error=f"infrastructure failure in the filter: {exc}",
+        )
+    failed = final_check(grader, res.kept)
+    if failed:
+        raise FilterError(
+            f"{len(failed)} kept tests failed the final gold run "
+            f"(first: {failed[0]}); the task is not packaged",
+        )
+    covered: dict[str, set[int]] = {}
+    for name in res.kept:
+        for f, lines in gen.per_test_lines.get(name, {}).items():
+            covered.setdefault(f, set()).update(lines)
+    return FilterStage(
+        kept=res.kept,
+        dropped=res.dropped,
+        dummy_pass_rate=res.dummy_pass_rate,
+        coverage=CoverageReport.from_lines(covered, total),
+    )
+
+
+def _harness(harness: EvalConfig, tests: int) -> EvalConfig:
+    return harness.model_copy(update={"pytest_workers": 1}) if tests < SMALL_SUITE else harness

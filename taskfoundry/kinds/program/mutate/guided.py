@@ -1,0 +1,264 @@
+"""Mutation-guided generation: probes that tell a surviving mutant from the reference.
+
+After a first analysis, the explorer runs again (another seed) against the coverage build,
+this time keeping the probes that reach a survivor's line, even when they reach no new
+line. Each survivor is then built and those probes run on it, with their neighbours (a
+number moved by one); a probe whose outcome differs from the reference's is written as a
+test. The new tests go through the linter
+and the filter like any other, join the suite, and the survivors are analysed again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taskfoundry.errors import GenerationError
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.kinds.program.mutate.analyze import split_evenly, worker_box
+from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationConfig
+from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
+from taskfoundry.kinds.program.mutate.worker import MutantWorker
+from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig, Kept, runtime_trace
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
+from taskfoundry.kinds.program.testgen.writer import render_tests
+from taskfoundry.layout import COV_ROOT, COVERAGE, GOLD
+from taskfoundry.mutation.operators import Mutant, mutants_of
+from taskfoundry.naming import junit_name
+from taskfoundry.sandbox.base import Sandbox
+
+log = logging.getLogger(__name__)
+Target = tuple[str, int]  # (file, line)
+GUIDED_PREFIX = "test_mutants_"  # file names of the tests this step writes
+VARIANT = "variant"  # a candidate probe with one number changed
+
+
+class TargetExplorer(Explorer):
+    """The explorer, keeping up to `per_target` probes for each target line they reach."""
+
+    def __init__(
+        self, config: ExplorerConfig, job: RunnerJob, gold: str, targets: set[Target], per_target: int
+    ) -> None:
+        super().__init__(config, job, gold)
+        self.targets = targets
+        self.per_target = per_target
+        self.found: dict[Target, int] = {}
+
+    def _absorb(self, batch: list[Probe], outcomes: list[Outcome]) -> None:
+        self.state.probes_run += len(batch)
+        for probe, out in zip(batch, outcomes, strict=True):
+            if not out.writable or runtime_trace(out):
+                continue
+            hit = {(f, n) for f, lines in out.covered.items() for n in lines if (f, n) in self.targets}
+            wanted = [t for t in hit if self.found.get(t, 0) < self.per_target]
+            if not wanted:
+                continue
+            for target in wanted:
+                self.found[target] = self.found.get(target, 0) + 1
+            self.state.kept.append(Kept(probe, out, "guided", out.covered))
+
+    def _budget_spent(self, start: float) -> bool:
+        if all(self.found.get(t, 0) >= self.per_target for t in self.targets):
+            self.state.exhausted = "targets"
+            return True
+        return super()._budget_spent(start)
+
+
+@dataclass
+class Search:
+    """What the search for killing probes found."""
+
+    killers: dict[str, Kept] = field(default_factory=dict)  # mutant id -> a probe that kills it
+    probes_run: int = 0
+    candidates: int = 0  # probes kept because they reach a survivor's line
+
+
+def candidate_probes(
+    box: Sandbox,
+    repo: Path,
+    names: set[str],
+    usage: dict[str, str],
+    job: RunnerJob,
+    config: ExplorerConfig,
+    targets: set[Target],
+    per_target: int,
+    log_path: Path,
+) -> tuple[list[Kept], int]:
+    """Probes that reach the `targets` lines (the explorer's search; `usage`: the help text
+    the cleanroom captured) and how many probes ran."""
+    explorer = TargetExplorer(config, job, GOLD, targets, per_target)
+    try:
+        state = explorer.run(box, repo, names, usage, log_path)
+    except GenerationError as exc:  # nothing reproducible reached a survivor's line
+        log.info("guided exploration kept nothing: %s", exc)
+        return [], explorer.state.probes_run
+    return state.kept, state.probes_run
+
+
+def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:
+    """The surviving mutants again, from their files (records keep no byte offsets)."""
+    wanted = {r.id for r in records if r.status == "survived"}
+    found: list[Mutant] = []
+    for file in sorted({r.file for r in records if r.id in wanted}):
+        found += [m for m in mutants_of(file, (repo / file).read_bytes()) if m.id in wanted]
+    return found
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,9}(?![\w.])")
+
+
+def neighbours(probe: Probe, limit: int = 20) -> list[Probe]:
+    """The probe with one number moved by one or set to 0, in an argument, on stdin or in an
+    input file: the boundaries a flipped comparison or an off-by-one constant shows at. Then
+    its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
+    shows."""
+    found: dict[str, Probe] = {}
+    for where, text in _texts(probe):
+        for match in list(_NUMBER.finditer(text))[:4]:
+            value = int(match.group())
+            for new in dict.fromkeys((value + 1, value - 1, 0)):
+                if new != value:
+                    variant = _with(probe, where, text[: match.start()] + str(new) + text[match.end() :])
+                    found.setdefault(variant.key, variant)
+    numbers = list(found.values())[: limit // 2]
+    shaped: dict[str, Probe] = {}
+    for where, text in _texts(probe):
+        if where[0] != "arg":
+            for reshaped in line_variants(text):
+                variant = _with(probe, where, reshaped)
+                shaped.setdefault(variant.key, variant)
+    return [*numbers, *list(shaped.values())[: limit - len(numbers)]]
+
+
+def line_variants(text: str) -> list[str]:
+    """An input one line away: its first or last line dropped, its first line repeated (a
+    count, a tie), its last line first (an order), no final newline, nothing at all."""
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return []
+    last = lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"
+    out = [
+        "".join(lines[1:]),
+        "".join(lines[:-1]),
+        lines[0] + text if lines[0].endswith("\n") else text,
+        "".join([last, *lines[:-1]]),
+        text.rstrip("\n"),
+        "",
+    ]
+    return [v for v in dict.fromkeys(out) if v != text]
+
+
+def _texts(probe: Probe) -> Iterator[tuple[tuple[str, int], str]]:
+    yield from ((("arg", i), arg) for i, arg in enumerate(probe.args))
+    if isinstance(probe.stdin, str):
+        yield ("stdin", 0), probe.stdin
+    yield from (
+        (("file", i), content) for i, (_, content) in enumerate(probe.files) if isinstance(content, str)
+    )
+
+
+def _with(probe: Probe, where: tuple[str, int], text: str) -> Probe:
+    kind, i = where
+    if kind == "arg":
+        return dataclasses.replace(probe, args=(*probe.args[:i], text, *probe.args[i + 1 :]), origin="guided")
+    if kind == "stdin":
+        return dataclasses.replace(probe, stdin=text, origin="guided")
+    files = probe.files
+    return dataclasses.replace(
+        probe, files=(*files[:i], (files[i][0], text), *files[i + 1 :]), origin="guided"
+    )
+
+
+class Referee:
+    """The reference's outcomes on probes, run twice (a probe whose two runs differ is unusable)."""
+
+    def __init__(self, worker: MutantWorker) -> None:
+        self.worker = worker
+        self.known: dict[str, Outcome | None] = {}
+
+    def stable(self, parents: list[Kept]) -> list[Kept]:
+        """Variants of `parents` with the reference's outcome (their lines are not measured)."""
+        fresh = {v.key: (v, k) for k in parents for v in neighbours(k.probe) if v.key not in self.known}
+        probes = [v for v, _ in fresh.values()]
+        if probes:
+            first, second = (self.worker.reference(probes) for _ in range(2))
+            for probe, a, b in zip(probes, first, second, strict=True):
+                self.known[probe.key] = a if a.writable and a.signature == b.signature else None
+        variants = [(v, k) for k in parents for v in neighbours(k.probe)]
+        return [Kept(v, out, VARIANT, {}) for v, _ in variants if (out := self.known.get(v.key)) is not None]
+
+
+def killers(
+    worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float
+) -> Iterator[tuple[str, Kept]]:
+    """(mutant id, a probe whose outcome on it differs from the reference's): the candidates
+    that reach its line, then their neighbours."""
+    referee = Referee(worker)
+    for mutant in mutants:
+        if time.monotonic() > deadline:
+            return
+        mine = [k for k in candidates if mutant.line in k.covered.get(mutant.file, ())]
+        if not mine:
+            continue
+        pool = list({k.probe.key: k for k in [*mine, *referee.stable(mine)]}.values())
+        outcomes = worker.outcomes(mutant, [k.probe for k in pool])
+        for kept, out in zip(pool, outcomes or [], strict=False):
+            if not out.timed_out and not out.truncated and out.signature != kept.outcome.signature:
+                if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
+                    kept = Kept(kept.probe, kept.outcome, VARIANT, {mutant.file: {mutant.line}})
+                yield mutant.id, kept
+                break
+
+
+def search(
+    image: str,
+    rebuild: RebuildPlan,
+    suite: Path,
+    mutants: list[Mutant],
+    candidates: list[Kept],
+    config: MutationConfig,
+    harness: EvalConfig,
+    deadline: float,
+) -> dict[str, Kept]:
+    def work(chunk: list[Mutant]) -> dict[str, Kept]:
+        with worker_box(image) as box:
+            worker = MutantWorker(box, rebuild, config, harness)
+            worker.setup(suite)
+            return dict(killers(worker, chunk, candidates, deadline))
+
+    chunks = split_evenly(mutants, config.workers)
+    with ThreadPoolExecutor(len(chunks), thread_name_prefix="guided") as pool:
+        found: dict[str, Kept] = {}
+        for part in pool.map(work, chunks):
+            found.update(part)
+    return found
+
+
+def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[str, str], dict[str, Kept]]:
+    """Test files for the killing probes (one test a probe), and JUnit name -> its probe."""
+    unique = list({k.probe.key: k for k in found.values()}.values())
+    files, written = render_tests(unique, program, seed)
+
+    def guided(name: str) -> str:
+        return GUIDED_PREFIX + name.removeprefix("test_")
+
+    renamed = {guided(name): text for name, text in files.items()}
+    names = {junit_name(guided(w.file), w.function): unique[w.kept] for w in written}
+    return renamed, names
+
+
+def coverage_job(recipe_coverage: str, go_module: str, exclude: tuple[str, ...], timeout: float) -> RunnerJob:
+    return RunnerJob(
+        executable=COVERAGE,
+        coverage=recipe_coverage,
+        cov_root=COV_ROOT,
+        go_module=go_module,
+        timeout=timeout,
+        exclude=exclude,
+    )

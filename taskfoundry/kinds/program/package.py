@@ -1,0 +1,193 @@
+"""package_stage: write the task directory atomically and tag the ProgramBench-named images."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import docker
+
+from taskfoundry import atomic
+from taskfoundry.config import Config
+from taskfoundry.grading.goldcode import submission_digest
+from taskfoundry.grading.suite import suite_tarball
+from taskfoundry.images.build import tag_alias
+from taskfoundry.images.layer import tag_as_root
+from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
+from taskfoundry.layout import REFERENCE_DIR
+from taskfoundry.models import (
+    Branch,
+    IgnoredTest,
+    Images,
+    TaskStats,
+    TaskYaml,
+    TestsJson,
+    branch_key,
+    save_json,
+    save_yaml,
+)
+from taskfoundry.naming import TaskNames
+from taskfoundry.pipeline.results import (
+    BuildStage,
+    CleanroomStage,
+    FilterStage,
+    GenerateStage,
+    LintStage,
+    SourceResult,
+)
+
+Level = Literal["easy", "medium", "hard"]
+_CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}
+
+
+def grading_image(images: Images) -> str:
+    """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
+    for its evaluator only; the worker gets `task_cleanroom`."""
+    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
+
+
+def difficulty(code_lines: int, runtime_deps: int) -> tuple[float, Level]:
+    """ProgramBench §8.4: clamp(log10(lines) + log10(1 + deps) - 2, 0, 10)."""
+    score = math.log10(max(code_lines, 1)) + math.log10(1 + runtime_deps) - 2
+    score = round(min(max(score, 0.0), 10.0), 3)
+    return score, "easy" if score < 2 else "medium" if score < 4 else "hard"
+
+
+def code_lines(repo: Path) -> int:
+    total = 0
+    for path in repo.rglob("*"):
+        if path.suffix in _CODE_EXT and path.is_file() and "test" not in path.name:
+            total += sum(1 for line in path.read_text(errors="replace").splitlines() if line.strip())
+    return total
+
+
+def reference_solution(src: SourceResult, build: BuildStage, client: docker.DockerClient) -> bytes:
+    """The submission that scores 1.0: the pinned tree, its vendored dependencies, compile.sh."""
+    script = compile_script(build.build_sh, image_env(client, build.image))
+    return solution_tarball(src.path, script, image_deps(client, build.image))
+
+
+def package_stage(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    gen: GenerateStage,
+    lint: LintStage,
+    filt: FilterStage,
+    config: Config,
+    client: docker.DockerClient,
+    stage_seconds: dict[str, float],
+) -> Path:
+    """Write <out>/tasks/<task id>/ in one rename; returns its path."""
+    names = TaskNames.of(src, config.namespace, config.out)
+    images = names.images
+    tag_alias(client, build.image, images.task)
+    tag_alias(client, clean.image, images.task_cleanroom)
+    tag_as_root(client, clean.image, grading_image(images), hide=(REFERENCE_DIR,))
+    score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
+    solution = reference_solution(src, build, client)
+    key = branch_key(gen.branch)
+    dropped_by: dict[str, int] = {}
+    for records in filt.dropped.values():
+        dropped_by[records[0].id] = dropped_by.get(records[0].id, 0) + 1
+    stats = TaskStats(
+        tests_generated=gen.generated,
+        tests_kept=len(filt.kept),
+        dropped=dropped_by,
+        line_rate=round(filt.coverage.line_rate, 4),
+        lines_covered=filt.coverage.lines_covered,
+        lines_total=filt.coverage.lines_total,
+        dummy_pass_rate=round(filt.dummy_pass_rate, 4),
+        mutation_score=filt.mutation.score if filt.mutation else None,
+        stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
+    )
+    task = TaskYaml(
+        repository=f"{src.owner}/{src.repo}",
+        commit=src.commit,
+        language=build.recipe.language,
+        difficulty=level,
+        eval_clean_hashes=[build.gold_sha256],
+        task_id=src.task_id,
+        difficulty_score=score,
+        source=src.source,
+        created_at=datetime.now(UTC),
+        executable=build.recipe.executable,
+        images=images,
+        stats=stats,
+        upstream=src.upstream,
+        source_visible=bool(build.recipe.source_visible),
+        gold_integrity=clean.integrity.verdict if clean.integrity else None,
+        reference_digest=submission_digest(solution),
+    )
+    ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
+    branch = Branch(
+        tests=filt.kept,
+        ignored_tests=ignored,
+        ignored=filt.branch_error is not None,
+        ignore_reason=filt.branch_error,
+    )
+    tests = TestsJson(branches={key: branch})
+    final = names.task_dir
+    with atomic.staged_dir(final) as tmp:
+        save_yaml(tmp / "task.yaml", task)
+        save_json(tmp / "tests.json", tests)
+        atomic.write_text(tmp / "build.sh", build.build_sh)
+        atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
+        atomic.write_bytes(tmp / "solution.tar.gz", solution)
+        _reports(tmp / "reports", build, gen, lint, filt, clean)
+        logs = names.generate_dir
+        if logs.is_dir():  # probe logs, agent trajectories
+            shutil.copytree(logs, tmp / "reports" / "generation")
+    return final
+
+
+def _reports(
+    reports: Path,
+    build: BuildStage,
+    gen: GenerateStage,
+    lint: LintStage,
+    filt: FilterStage,
+    clean: CleanroomStage,
+) -> None:
+    save_json(reports / "coverage.json", filt.coverage)
+    save_json(reports / "coverage_generated.json", gen.coverage)
+    save_json(reports / "leak.json", clean.leak)
+    save_json(reports / "assets.json", clean.assets)
+    if clean.integrity is not None:
+        save_json(reports / "integrity.json", clean.integrity)
+    if filt.mutation is not None:
+        save_json(reports / "mutation.json", filt.mutation)
+    atomic.write_json(
+        reports / "images.json",
+        {
+            "task": build.image,
+            "task_built": build.built,
+            "base": build.base_image,
+            "toolchain": build.runtime_image,
+            "cleanroom": clean.image,
+            "cleanroom_built": clean.built,
+            "build_log": str(build.log),
+        },
+    )
+    atomic.write_json(reports / "lint.json", lint.report)
+    atomic.write_json(
+        reports / "filter.json",
+        {
+            "kept": filt.kept,
+            "dummy_pass_rate": filt.dummy_pass_rate,
+            "dropped": {k: [r.model_dump(mode="json") for r in v] for k, v in filt.dropped.items()},
+        },
+    )
+    atomic.write_json(
+        reports / "generate.json",
+        {
+            "branch": gen.branch,
+            "generated": gen.generated,
+            "probes_run": gen.probes_run,
+            "exhausted": gen.exhausted,
+            "seconds": gen.explorer_seconds,
+        },
+    )

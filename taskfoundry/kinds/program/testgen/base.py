@@ -1,0 +1,80 @@
+"""The Generator protocol: one run writes one branch of the hidden suite."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from taskfoundry.builders.recipe import Recipe
+from taskfoundry.errors import ConfigError
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES
+from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig
+from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
+from taskfoundry.sandbox.base import Sandbox
+
+
+class GeneratorSettings(BaseModel):
+    """What a generator reads of the config: which one runs, and its section."""
+
+    model_config = {"extra": "forbid", "frozen": True}
+
+    name: str = Field("explorer", description="a name of GENERATORS")
+    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
+    agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
+    dummies: tuple[str, ...] = Field(DUMMY_NAMES, description="the dummies the agent's reviewer runs")
+
+
+@dataclass(frozen=True)
+class GenerationContext:
+    """What a generator may use. The sandbox is a container of the build image:
+    /src (the repository, built), /cov (coverage build), /task/gold/executable,
+    /task/cov/executable; it has no network."""
+
+    sandbox: Sandbox
+    repo: Path  # the checkout on the host
+    program: str
+    recipe: Recipe
+    go_module: str
+    log_dir: Path  # probe logs, trajectories
+    config: GeneratorSettings
+    usage: dict[str, str] = field(default_factory=dict)  # help text by command ('' top level)
+    exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
+
+
+@dataclass
+class GeneratedBranch:
+    name: str
+    files: dict[str, str]  # test file name -> source (tfrun.py is added by the writer of the suite)
+    tests: list[str]  # JUnit names, fixed when written
+    covered: dict[str, set[int]] = field(default_factory=dict)
+    total: dict[str, set[int]] = field(default_factory=dict)
+    per_test_lines: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    probes_run: int = 0
+    exhausted: str | None = None  # which budget ended the run, if one did
+    seconds: float = 0.0
+
+
+class Generator(Protocol):
+    def generate(self, ctx: GenerationContext) -> GeneratedBranch:
+        """Write one branch. Raise GenerationError when nothing usable can be written."""
+        ...
+
+
+# name -> "module:attribute", imported only when chosen
+GENERATORS: dict[str, str] = {
+    "explorer": "taskfoundry.kinds.program.testgen.explorer_gen:ExplorerGenerator",
+    "agent": "taskfoundry.kinds.program.testgen.agent_gen:AgentGenerator",
+}
+
+
+def make_generator(name: str) -> Generator:
+    if name not in GENERATORS:
+        raise ConfigError(f"unknown generator {name!r}; known: {', '.join(sorted(GENERATORS))}")
+    module, _, attr = GENERATORS[name].partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    generator: Generator = cls()
+    return generator

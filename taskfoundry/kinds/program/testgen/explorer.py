@@ -1,0 +1,354 @@
+"""The explorer: the embedded generator that needs no model and no network.
+
+It reads the usage text and README, enumerates commands, options and values,
+runs probes against the coverage build, and keeps every probe that reaches new
+lines (or a new combination of command and options). Kept probes are re-run on
+the gold executable twice; those whose output is not reproducible are skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel, Field
+
+from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program.testgen import runtime_inputs
+from taskfoundry.kinds.program.testgen.docexamples import Example
+from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
+from taskfoundry.kinds.program.testgen.help import HELP_FLAGS
+from taskfoundry.kinds.program.testgen.inputs import Corpus, build_corpus, mutate_text, named_data, values_for
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
+from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage
+from taskfoundry.sandbox.base import Sandbox
+
+log = logging.getLogger(__name__)
+
+CANARY = 4  # probes of the first batch run alone: a program that hangs fails fast
+
+# A crash report names the implementation (its files, lines, install path): no rebuild could
+# match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
+_TRACE = re.compile(
+    r"^Traceback \(most recent call last\):$|^thread '[^']*' panicked at |"
+    r"^goroutine \d+ \[|^panic: .*\n\n?goroutine ",
+    re.M,
+)
+
+
+def runtime_trace(out: Outcome) -> bool:
+    return any(_TRACE.search(text or "") for text in (out.stdout, out.stderr))
+
+
+class ExplorerConfig(BaseModel):
+    """Budgets and knobs of the explorer."""
+
+    seed: int = Field(0, description="seed for every random choice: same seed, same branch")
+    max_probes: int = Field(
+        600, description="probes run against the coverage build; more while coverage still grows"
+    )
+    patience: float = Field(
+        0.25,
+        description="past max_probes, go on until max_probes × this probes in a row reach no new line",
+    )
+    growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
+    max_seconds: float = Field(900, description="wall-time budget of exploration")
+    coverage_target: float = Field(0.95, description="stop once this line rate is reached")
+    batch: int = Field(40, description="probes per sandbox exec")
+    max_tests: int = Field(1000, description="tests kept at most")
+    max_feature_tests: int = Field(
+        300, description="tests kept for a new combination of options alone (no new line) at most"
+    )
+    probe_timeout: float = Field(5.0, description="seconds a probe may run")
+    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
+
+
+@dataclass
+class Kept:
+    probe: Probe
+    outcome: Outcome
+    feature: str
+    covered: dict[str, set[int]] = field(default_factory=dict)
+    new_lines: int = -1  # lines it reached first when the explorer kept it (-1: not measured)
+
+
+@dataclass
+class Exploration:
+    kept: list[Kept] = field(default_factory=list)
+    covered: dict[str, set[int]] = field(default_factory=dict)
+    total: dict[str, set[int]] = field(default_factory=dict)
+    probes_run: int = 0
+    usage: dict[str, str] = field(default_factory=dict)  # command ('' for top level) -> help
+    exhausted: str | None = None
+    seconds: float = 0.0
+    dummy_like: int = 0  # probes not kept because a dummy reproduces their output
+    traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
+
+    def line_rate(self) -> float:
+        tot = sum(len(v) for v in self.total.values())
+        return sum(len(v) for v in self.covered.values()) / tot if tot else 0.0
+
+
+def installed_data_names(sandbox: Sandbox) -> list[str]:
+    """Stems of the data files the program's install put under share/ (figlet's fonts:
+    `-f big`), from the build's runtime-data tar; docs and translations left out."""
+    return runtime_inputs.data_names(runtime_inputs.installed_data(sandbox))
+
+
+class Explorer:
+    """One run writes one branch. Deterministic for a given seed and program."""
+
+    def __init__(self, config: ExplorerConfig, job: RunnerJob, gold: str) -> None:
+        self.config = config
+        self.job = job
+        self.gold = gold
+        self.rng = random.Random(config.seed)
+        self.state = Exploration()
+        self._seen: set[str] = set()
+        self._features: set[str] = set()
+        self._last_gain = 0  # probes run when a probe last reached a new line
+        self._corpus = Corpus()
+
+    def run(
+        self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
+    ) -> Exploration:
+        """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
+        what the docs call the program; `usage` its help text by command (`capture_usage`)."""
+        start = time.monotonic()
+        install_runner(sandbox)
+        self.state.usage = dict(usage)
+        corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
+        self._corpus = corpus
+        data = runtime_inputs.installed_data(sandbox)
+        corpus.data_names = runtime_inputs.data_names(data)
+        corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
+        corpus.data_dirs = runtime_inputs.data_dirs(data)
+        usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("w") as plog:
+            for batch in self._batches(self._candidates(usages, corpus)):
+                if self._budget_spent(start):
+                    break
+                if self.state.probes_run == 0:
+                    outcomes = self._first_batch(sandbox, batch, plog, log_path)
+                else:
+                    outcomes = run_probes(sandbox, self.job, batch)
+                _log_batch(plog, batch, outcomes)
+                self._absorb(batch, outcomes)
+        self._verify_on_gold(sandbox)
+        if not self.state.kept:
+            raise GenerationError("no probe gave a reproducible result to test", log_path)
+        self.state.seconds = time.monotonic() - start
+        return self.state
+
+    def _first_batch(
+        self, sandbox: Sandbox, batch: list[Probe], plog: TextIO, log_path: Path
+    ) -> list[Outcome]:
+        """The first batch, its first CANARY probes alone: a program that hangs fails after
+        CANARY probe timeouts, not a whole batch's (40 × 5 s by default)."""
+        head = run_probes(sandbox, self.job, batch[:CANARY])
+        if all(o.timed_out for o in head):
+            _log_batch(plog, batch[:CANARY], head)
+            raise GenerationError(
+                f"the first {len(head)} probes all timed out after {self.job.timeout:g}s: the program hangs",
+                log_path,
+            )
+        return head + run_probes(sandbox, self.job, batch[CANARY:])
+
+    def _budget_spent(self, start: float) -> bool:
+        cfg = self.config
+        runs, idle = self.state.probes_run, self.state.probes_run - self._last_gain
+        if runs >= cfg.max_probes * cfg.growth or (
+            runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
+        ):
+            self.state.exhausted = "probes"
+        elif time.monotonic() - start >= cfg.max_seconds:
+            self.state.exhausted = "time"
+        elif self.state.total and self.state.line_rate() >= cfg.coverage_target:
+            self.state.exhausted = "coverage_target"
+        elif len(self.state.kept) >= cfg.max_tests:
+            self.state.exhausted = "tests"
+        return self.state.exhausted is not None
+
+    def _batches(self, candidates: Iterator[Probe]) -> Iterator[list[Probe]]:
+        batch: list[Probe] = []
+        repeats = 0
+        for probe in candidates:
+            if probe.key in self._seen:
+                repeats += 1
+                if repeats > 5_000:  # the input space is used up
+                    break
+                continue
+            repeats = 0
+            self._seen.add(probe.key)
+            batch.append(probe)
+            if len(batch) >= self.config.batch:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _absorb(self, batch: list[Probe], outcomes: list[Outcome]) -> None:
+        self.state.probes_run += len(batch)
+        for probe, out in zip(batch, outcomes, strict=True):
+            for name, lines in out.total.items():
+                self.state.total.setdefault(name, set()).update(lines)
+            new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
+            feature = _feature(probe, out)
+            if not out.writable or (new == 0 and (feature in self._features or self._features_full())):
+                continue
+            if runtime_trace(out):
+                self.state.traces += 1
+                continue
+            if dummy_passing(probe, out, self.state.usage.get("", "")):
+                self.state.dummy_like += 1
+                continue
+            for name, lines in out.covered.items():
+                self.state.covered.setdefault(name, set()).update(lines)
+            if new:
+                self._last_gain = self.state.probes_run
+                self._corpus.add_output(probe, out)
+            self._features.add(feature)
+            self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _features_full(self) -> bool:
+        """Enough tests kept for option combinations alone: a program with many flags has more
+        combinations than tests worth keeping, and the budget then goes to new lines."""
+        alone = sum(1 for k in self.state.kept if k.new_lines == 0)
+        return alone >= self.config.max_feature_tests
+
+    def _verify_on_gold(self, sandbox: Sandbox) -> None:
+        """Expected values come from the gold executable, run twice; unstable probes go."""
+        probes = [k.probe for k in self.state.kept]
+        gold = RunnerJob(executable=self.gold, timeout=self.job.timeout)
+        first = run_probes(sandbox, gold, probes)
+        second = run_probes(sandbox, gold, probes)
+        kept = []
+        for item, a, b in zip(self.state.kept, first, second, strict=True):
+            if a.writable and a.signature == b.signature:
+                kept.append(Kept(item.probe, a, item.feature, item.covered, item.new_lines))
+            else:
+                log.info("skipping non-reproducible probe %s", item.probe.args)
+        self.state.kept = kept
+
+    # candidate generation ----------------------------------------------------------
+    def _candidates(self, usages: dict[str, Usage], corpus: Corpus) -> Iterator[Probe]:
+        yield from (
+            Probe(a)
+            for a in [(), ("--help",), ("-h",), ("--version",), ("-V",), ("--no-such-option",), ("help",)]
+        )
+        yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
+        top = usages.get("", Usage())
+        commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
+        for cmd in commands:
+            opts = usages.get(cmd[0] if cmd else "", top).options + (top.options if cmd else [])
+            yield from self._systematic(cmd, opts, corpus)
+        while True:
+            yield self._random_probe(commands, usages, top, corpus)
+
+    def _systematic(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
+        names = sorted(corpus.files)
+        yield Probe(cmd)
+        yield Probe((*cmd, "--bogus"))
+        for name in names:
+            yield self._with_files((*cmd, name), corpus, "file")
+            yield Probe(cmd, stdin=corpus.files[name], origin="stdin")
+        yield from (Probe(cmd, stdin=blob, origin="bytes") for blob in corpus.blobs[:2])
+        yield Probe((*cmd, "missing-file.txt"))
+        for opt in opts:
+            if opt.name in HELP_FLAGS:
+                continue
+            values = values_for(opt, corpus, self.rng) if opt.metavar or opt.choices else [None]
+            for value in values:
+                flag = (opt.name,) if value is None else (opt.name, value)
+                target = (self.rng.choice(names),) if names else ()
+                yield self._with_files((*cmd, *flag, *target), corpus, "option")
+            if opt.metavar:
+                yield Probe((*cmd, opt.name))  # missing value
+        yield from self._every_data_value(cmd, opts, corpus)
+
+    def _every_data_value(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
+        """Each installed data file and each copy of one, as the value of every option that
+        takes a data file: each font parses and renders through its own paths."""
+        names = sorted(corpus.files)
+        takes_data = [o for o in opts if o.name not in HELP_FLAGS and named_data(o)]
+        for value in corpus.data_values()[: self.config.max_data_values]:
+            for opt in takes_data:
+                target = (self.rng.choice(names),) if names else ()
+                yield self._with_files((*cmd, opt.name, value, *target), corpus, "data")
+
+    def _random_probe(
+        self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage, corpus: Corpus
+    ) -> Probe:
+        rng = self.rng
+        cmd = rng.choice(commands)
+        opts = usages.get(cmd[0] if cmd else "", top).options + (top.options if cmd else [])
+        opts = [o for o in opts if o.name not in HELP_FLAGS]
+        argv: list[str] = list(cmd)
+        for opt in rng.sample(opts, k=min(len(opts), rng.randint(1, 3))):
+            argv.append(opt.name)
+            if opt.metavar or opt.choices:
+                argv.append(rng.choice(values_for(opt, corpus, rng)))
+        names = sorted(corpus.files)
+        roll = rng.random()
+        stdin: str | bytes | None = None
+        if corpus.texts and roll < 0.2:
+            stdin, origin = rng.choice(corpus.texts), "hypothesis"
+        elif corpus.blobs and roll < 0.27:
+            stdin, origin = rng.choice(corpus.blobs), "bytes"
+        elif corpus.outputs and roll < 0.37:
+            stdin, origin = rng.choice(corpus.outputs), "output"
+        elif names and rng.random() < 0.5:
+            stdin, origin = mutate_text(corpus.files[rng.choice(names)], rng), "random"
+        if stdin is not None:
+            return Probe(tuple(argv), stdin=stdin, files=corpus.input_files(tuple(argv)), origin=origin)
+        if names:
+            argv.append(rng.choice(names))
+        return self._with_files(tuple(argv), corpus, "random")
+
+    @staticmethod
+    def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
+        return Probe(argv, files=corpus.input_files(argv), origin=origin)
+
+
+def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:
+    """A documented invocation as shown, with a sample file standing in for a named input."""
+    probe = Explorer._with_files(example.argv, corpus, "docs")
+    if example.stdin is not None:
+        return [dataclasses.replace(probe, stdin=example.stdin)]
+    if example.stdin_file is None:
+        return [probe]
+    suffix = Path(example.stdin_file).suffix
+    same = sorted(n for n in corpus.files if Path(n).suffix == suffix)
+    return [dataclasses.replace(probe, stdin=corpus.files[n]) for n in same[:3]]
+
+
+def _log_batch(handle: TextIO, batch: list[Probe], outcomes: list[Outcome]) -> None:
+    for probe, out in zip(batch, outcomes, strict=True):
+        handle.write(
+            json.dumps(
+                {
+                    "args": probe.args,
+                    "stdin_bytes": len(probe.stdin),
+                    "exit": out.exit_code,
+                    "timed_out": out.timed_out,
+                    "truncated": out.truncated,
+                }
+            )
+            + "\n"
+        )
+    handle.flush()
+
+
+def _feature(probe: Probe, out: Outcome) -> str:
+    flags = sorted(a for a in probe.args if a.startswith("-"))
+    head = probe.args[0] if probe.args and not probe.args[0].startswith("-") else ""
+    return f"{head}|{','.join(flags)}|{'stdin' if probe.stdin else ''}|{out.exit_code}"

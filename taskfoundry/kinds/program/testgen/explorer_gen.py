@@ -1,0 +1,54 @@
+"""The explorer behind the Generator protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
+from taskfoundry.builders.detect_python import console_scripts
+from taskfoundry.kinds.program.testgen.base import GeneratedBranch, GenerationContext
+from taskfoundry.kinds.program.testgen.explorer import Explorer
+from taskfoundry.kinds.program.testgen.probes import RunnerJob
+from taskfoundry.kinds.program.testgen.writer import render_tests
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
+
+
+def program_names(ctx: GenerationContext) -> set[str]:
+    """What the docs may call the program: a Python gold is packed as `executable`, its docs
+    use the console script's name."""
+    names = {ctx.program, Path(WORKSPACE_EXECUTABLE).name}
+    if ctx.recipe.kind == "python":
+        names |= set(console_scripts(ctx.repo))
+    return names
+
+
+class ExplorerGenerator:
+    def generate(self, ctx: GenerationContext) -> GeneratedBranch:
+        cfg = ctx.config.explorer
+        job = RunnerJob(
+            executable=COVERAGE,
+            coverage=ctx.recipe.coverage,
+            cov_root=COV_ROOT,
+            go_module=ctx.go_module,
+            timeout=cfg.probe_timeout,
+            exclude=ctx.exclude,
+        )
+        state = Explorer(cfg, job, GOLD).run(
+            ctx.sandbox, ctx.repo, program_names(ctx), ctx.usage, ctx.log_dir / "probes.jsonl"
+        )
+        files, written = render_tests(state.kept, ctx.program, cfg.seed)
+        # `written` is grouped by command: pair each test with its own probe's lines
+        per_test = {
+            w.junit_name: {f: sorted(ls) for f, ls in state.kept[w.kept].covered.items()} for w in written
+        }
+        return GeneratedBranch(
+            name=f"explorer-seed{cfg.seed}",
+            files=files,
+            tests=[w.junit_name for w in written],
+            covered=state.covered,
+            total=state.total,
+            per_test_lines=per_test,
+            probes_run=state.probes_run,
+            exhausted=state.exhausted,
+            seconds=state.seconds,
+        )

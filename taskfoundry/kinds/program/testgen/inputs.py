@@ -1,0 +1,208 @@
+"""Inputs for probes: sample files from the repository, README examples, option values."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taskfoundry.kinds.program.testgen.docexamples import Example, doc_examples
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
+from taskfoundry.kinds.program.testgen.usage import Option
+
+_TEXT_SUFFIXES = {
+    "",
+    ".txt",
+    ".csv",
+    ".tsv",
+    ".log",
+    ".calc",
+    ".json",
+    ".ini",
+    ".conf",
+    ".md",
+    ".in",
+    ".dat",
+    ".expr",
+    ".cfg",
+    ".toml",
+    ".yaml",
+    ".yml",
+}
+_SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests", "test")
+# the top directory's own documents, after the sample directories: a converter's natural input
+# (cmark's README.md is Markdown; its tests are Python scripts and a 200 KB spec)
+_TOP_DOCS = ("README*", "*.md")
+# metavars whose value is a number: the whole name (N) or a part of it (OUTPUTWIDTH, INFOCODE)
+_NUMERIC = (
+    "NUM",
+    "COUNT",
+    "INT",
+    "DIGITS",
+    "SIZE",
+    "LINES",
+    "DEPTH",
+    "WIDTH",
+    "PREC",
+    "LEVEL",
+    "CODE",
+    "MODE",
+    "LEN",
+    "COLS",
+    "ROWS",
+    "SECONDS",
+    "TIMEOUT",
+    "LIMIT",
+    "MAX",
+    "MIN",
+)
+_NAMED_DATA = ("FILE", "FONT", "STYLE", "THEME", "NAME", "PATH", "DICT", "MAP", "TABLE")
+_INLINE_VALUE = re.compile(r"(?<![\w-])(--?[\w-]+)=([^\s,;`'\"]+)")  # "--length=4KiB" in help
+_STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")
+
+
+@dataclass
+class Corpus:
+    """What the explorer draws on: sample files and example invocations."""
+
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> text
+    examples: list[Example] = field(default_factory=list)  # from the docs and usage text
+    option_values: dict[str, list[str]] = field(default_factory=dict)
+    numbers: list[str] = field(default_factory=list)  # drawn with hypothesis
+    texts: list[str] = field(default_factory=list)  # drawn with hypothesis
+    blobs: list[bytes] = field(default_factory=list)  # binary stdin, drawn with hypothesis
+    data_names: list[str] = field(default_factory=list)  # installed data files (fonts), by stem
+    data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
+    data_dirs: list[str] = field(default_factory=list)  # where they are installed (absolute)
+    outputs: list[str] = field(default_factory=list)  # what the program wrote, to read back
+
+    def add_output(self, probe: Probe, out: Outcome, limit: int = 24, max_chars: int = 16_384) -> None:
+        """The program's own output as a later input (its own format, as a converter or a
+        formatter reads it back): stdout of a probe that reached new lines, when it is new."""
+        text = out.stdout
+        if out.exit_code != 0 or not text or len(text) > max_chars or len(self.outputs) >= limit:
+            return
+        if text != probe.stdin and text not in self.outputs:
+            self.outputs.append(text)
+
+    def data_values(self) -> list[str]:
+        """Names a data-file option may take: installed stems, then the copies (as named, and
+        by stem: a program that adds its own suffix)."""
+        copies = [v for name in sorted(self.data_files) for v in (name, name.rsplit(".", 1)[0])]
+        return list(dict.fromkeys(self.data_names + copies))
+
+    def input_files(self, args: tuple[str, ...]) -> tuple[tuple[str, str | bytes], ...]:
+        """The input files `args` name: samples, and data copies by name or by stem."""
+        found: dict[str, str | bytes] = {}
+        for arg in args:
+            if arg in self.files:
+                found[arg] = self.files[arg]
+            for name, content in self.data_files.items():
+                if arg in (name, name.rsplit(".", 1)[0]):
+                    found[name] = content
+        return tuple(found.items())
+
+
+def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
+    """Small text files of the sample and test directories, then the top directory's documents."""
+    dirs = [sorted((repo / sub).rglob("*")) for sub in _SAMPLE_DIRS if (repo / sub).is_dir()]
+    docs = sorted({p for pattern in _TOP_DOCS for p in repo.glob(pattern)})
+    found: dict[str, str] = {}
+    for path in [p for paths in dirs for p in paths] + docs:
+        if len(found) >= limit:
+            break
+        if path.is_file() and path.suffix in _TEXT_SUFFIXES and path.stat().st_size <= max_bytes:
+            try:
+                found.setdefault(path.relative_to(repo).as_posix(), path.read_text())
+            except UnicodeDecodeError:
+                continue
+    return found
+
+
+def readme_examples(repo: Path, names: set[str], usage: list[str] | None = None) -> list[Example]:
+    """Invocations of the program (by any of `names`) in the README, man pages and usage text."""
+    docs = sorted(repo.glob("README*")) + sorted(repo.glob("*.[1-8]"))
+    texts = [d.read_text(errors="replace") for d in docs if d.is_file()]
+    return doc_examples(texts + list(usage or []), names)
+
+
+def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
+    # hypothesis is imported here, not at the top: the config (and so every command) reaches this module
+    from taskfoundry.kinds.program.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
+
+    corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage))
+    corpus.numbers = draw(NUMBERS, 24, seed)
+    width = len(_header_words(corpus)) or 3
+    corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
+    corpus.blobs = draw(BYTES, 8, seed)
+    for flag, value in _INLINE_VALUE.findall("\n".join(usage or [])):
+        corpus.option_values.setdefault(flag, []).append(value.rstrip(".,;:)'\"`"))
+    for example in corpus.examples:
+        argv = example.argv
+        for i, arg in enumerate(argv[:-1]):
+            if arg.startswith("-") and not argv[i + 1].startswith("-"):
+                corpus.option_values.setdefault(arg, []).append(argv[i + 1])
+    return corpus
+
+
+def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
+    """Candidate values for an option, from its choices, the docs and its metavar."""
+    values: list[str] = list(opt.choices)
+    for flag in opt.flags:
+        values += corpus.option_values.get(flag, [])
+    meta = (opt.metavar or "").upper()
+    if meta == "N" or any(k in meta for k in _NUMERIC):
+        values += ["0", "1", "2", "3", "5", "10", "80", "-1", "x"]
+        values += rng.sample(corpus.numbers, k=min(2, len(corpus.numbers)))
+    if "CHAR" in meta or "DELIM" in meta or "SEP" in meta:
+        values += [";", "\t", "|", "ab"]
+    if (corpus.data_names or corpus.data_files) and named_data(opt):
+        named = corpus.data_values()
+        values += named[:2] + rng.sample(named, k=min(3, len(named)))
+    if any(k in meta for k in _STRINGY):
+        contents = sorted(corpus.files.values(), key=len)
+        values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]
+    if "DIR" in meta:  # a directory to look for data in: where the install put it, here, none
+        values += corpus.data_dirs[:2] + [".", "missing-dir"]
+    if "FILE" in meta or "PATH" in meta:
+        values += ["out.txt"] + sorted(corpus.files)[:2] + ["missing.txt"]
+    if any(k in meta for k in ("COL", "KEY", "FIELD", "NAME", "LIST")):
+        values += _header_words(corpus)[:4] + ["1", "2", "nosuch"]
+    if not values:
+        values += ["1", "a", ""]
+    values.append(rng.choice(["0", "zz", "-", "9999999999999999999999"]))
+    return list(dict.fromkeys(values))
+
+
+def named_data(opt: Option) -> bool:
+    """Whether the option's value may name a data file (FONTFILE, STYLE, CONTROLFILE)."""
+    return any(k in (opt.metavar or "").upper() for k in _NAMED_DATA)
+
+
+def _header_words(corpus: Corpus) -> list[str]:
+    for text in corpus.files.values():
+        first = text.splitlines()[0] if text.strip() else ""
+        if "," in first:
+            return [w.strip().strip('"') for w in first.split(",") if w.strip()]
+    return []
+
+
+def mutate_text(text: str, rng: random.Random) -> str:
+    """A damaged or reshaped variant of a sample input, to reach error paths."""
+    lines = text.splitlines(keepends=True)
+    choice = rng.randrange(7)
+    if choice == 0 and lines:
+        return "".join(lines[: max(1, len(lines) // 2)])
+    if choice == 1:
+        return text.replace("\n", "\r\n")
+    if choice == 2 and lines:
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i] + ['"unterminated,' + lines[i]] + lines[i + 1 :])
+    if choice == 3:
+        return ""
+    if choice == 4 and lines:
+        return "".join(lines[:1])
+    if choice == 5:
+        return text.rstrip("\n")
+    return text + "".join(rng.sample(lines, k=min(2, len(lines))))

@@ -1,0 +1,115 @@
+"""Probes (one run of the program) and the host side of the in-sandbox probe runner."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskfoundry.assets import asset
+from taskfoundry.errors import SandboxError
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
+from taskfoundry.sandbox.base import Sandbox
+
+RUNNER_PATH = "/tmp/tf_probe_runner.py"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Arguments, stdin (text, or bytes for binary input) and input files for one run.
+    `files` maps relative path -> text (bytes for a binary input: a compressed data file)."""
+
+    args: tuple[str, ...]
+    stdin: str | bytes = ""
+    files: tuple[tuple[str, str | bytes], ...] = ()
+    origin: str = "explore"
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.args, _jsonable(self.stdin), [(n, _jsonable(c)) for n, c in self.files]])
+
+    def to_job(self, ident: str) -> dict[str, Any]:
+        return {
+            "id": ident,
+            "args": list(self.args),
+            "stdin": _jsonable(self.stdin),
+            "files": {name: _jsonable(content) for name, content in self.files},
+        }
+
+
+def _jsonable(data: str | bytes) -> str | dict[str, str]:
+    return data if isinstance(data, str) else {"b64": base64.b64encode(data).decode()}
+
+
+@dataclass
+class Outcome:
+    """What a probe did. Text fields are None when the output was not UTF-8."""
+
+    exit_code: int
+    stdout: str | None
+    stderr: str | None
+    timed_out: bool
+    truncated: bool
+    files: dict[str, str | None]
+    covered: dict[str, set[int]] = field(default_factory=dict)
+    total: dict[str, set[int]] = field(default_factory=dict)
+
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        return (self.exit_code, self.stdout, self.stderr, sorted(self.files.items(), key=str))
+
+    @property
+    def writable(self) -> bool:
+        """Whether this can become an exact-output test."""
+        text_ok = self.stdout is not None and self.stderr is not None
+        files_ok = all(v is not None for v in self.files.values())
+        return text_ok and files_ok and not self.timed_out and not self.truncated
+
+
+@dataclass(frozen=True)
+class RunnerJob:
+    executable: str
+    coverage: str = "none"
+    cov_root: str = "/cov"
+    go_module: str = ""
+    timeout: float = 10.0
+    exclude: tuple[str, ...] = ()  # path prefixes left out of first-party coverage
+    argv0: str = WORKSPACE_EXECUTABLE  # what the program sees as its own name, as in the cleanroom
+    output_cap: int = 256 * 1024
+
+
+def install_runner(sandbox: Sandbox) -> None:
+    code = asset("program/probe_runner.py")
+    sandbox.put_file(code, RUNNER_PATH, mode=0o755)
+
+
+def run_probes(sandbox: Sandbox, job: RunnerJob, probes: list[Probe]) -> list[Outcome]:
+    """Run `probes` in one sandbox exec; returns outcomes in the same order."""
+    if not probes:
+        return []
+    payload = {**job.__dict__, "probes": [p.to_job(f"p{i}") for i, p in enumerate(probes)]}
+    budget = (job.timeout + 5) * len(probes) + 60
+    res = sandbox.exec(
+        ["python3", RUNNER_PATH], timeout=budget, stdin=json.dumps(payload).encode(), workdir="/tmp"
+    )
+    if res.exit_code != 0 or res.truncated:
+        raise SandboxError(f"probe runner failed ({res.exit_code}): {res.text()[-2000:]}")
+    return [_outcome(r) for r in json.loads(res.stdout)["results"]]
+
+
+def _text(blob: dict[str, Any]) -> str | None:
+    return blob.get("text")
+
+
+def _outcome(raw: dict[str, Any]) -> Outcome:
+    return Outcome(
+        exit_code=raw["exit_code"],
+        stdout=_text(raw["stdout"]),
+        stderr=_text(raw["stderr"]),
+        timed_out=raw["timed_out"],
+        truncated=raw["truncated"],
+        files={k: _text(v) for k, v in raw["files"].items()},
+        covered={k: set(v) for k, v in raw.get("covered", {}).items()},
+        total={k: set(v) for k, v in raw.get("total", {}).items()},
+    )

@@ -1,0 +1,98 @@
+"""The generate stage: one branch of the hidden suite, written by the chosen generator."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docker
+from pydantic import Field
+
+from taskfoundry import atomic
+from taskfoundry.assets import asset
+from taskfoundry.kinds.program.testgen.base import GenerationContext, GeneratorSettings, make_generator
+from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
+from taskfoundry.models import CoverageReport
+from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, SourceResult
+from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.sandbox.docker import DockerSandbox
+
+
+class GenerateSettings(StageSettings):
+    """What the generate stage reads: the generator and its section."""
+
+    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether it holds a model-call slot: every generator but the explorer calls one."""
+        return self.generator.name != "explorer"
+
+
+def go_module(repo: Path) -> str:
+    gomod = repo / "go.mod"
+    match = re.search(r"^module\s+(\S+)", gomod.read_text(), re.M) if gomod.exists() else None
+    return match.group(1) if match else ""
+
+
+def generate_stage(
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    settings: GenerateSettings,
+    client: docker.DockerClient,
+) -> GenerateStage:
+    names = settings.names(src)
+    generator = make_generator(settings.generator.name)
+    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+        branch = generator.generate(
+            generation_context(box, src, build, clean, settings.generator, names.generate_dir)
+        )
+    suite = names.suite_dir(branch.name)
+    write_suite(suite, branch.files)
+    return GenerateStage(
+        branch=branch.name,
+        suite=suite,
+        tests=branch.tests,
+        generated=len(branch.tests),
+        probes_run=branch.probes_run,
+        exhausted=branch.exhausted,
+        coverage=CoverageReport.from_lines(branch.covered, branch.total),
+        per_test_lines=branch.per_test_lines,
+        explorer_seconds=branch.seconds,
+    )
+
+
+def generation_context(
+    box: Sandbox,
+    src: SourceResult,
+    build: BuildStage,
+    clean: CleanroomStage,
+    generator: GeneratorSettings,
+    log_dir: Path,
+) -> GenerationContext:
+    """What a generator may use, in `box` (a container of the build image)."""
+    return GenerationContext(
+        sandbox=box,
+        repo=src.path,
+        program=build.program,
+        recipe=build.recipe,
+        go_module=go_module(src.path),
+        log_dir=log_dir,
+        config=generator,
+        usage=clean.usage,
+        exclude=third_party_prefixes(src.path),
+    )
+
+
+def write_suite(suite: Path, files: dict[str, str]) -> None:
+    """eval/run.sh + eval/tests/tfrun.py + eval/tests/test_*.py, replacing any old suite."""
+    with atomic.staged_dir(suite) as tmp:
+        tests = tmp / "eval" / "tests"
+        tests.mkdir(parents=True)
+        (tmp / "eval" / "run.sh").write_bytes(asset("grading/run.sh"))
+        (tmp / "eval" / "run.sh").chmod(0o755)
+        (tests / "tfrun.py").write_bytes(asset("grading/tfrun.py"))
+        for name, text in files.items():
+            (tests / name).write_text(text)

@@ -1,0 +1,100 @@
+"""Write kept probes as exact-output pytest tests, one file per command."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from taskfoundry.kinds.program.testgen.explorer import Kept
+from taskfoundry.naming import junit_name
+
+HEADER = (
+    '"""Behavioral tests for `{program}`, written by the taskfoundry explorer (seed {seed})."""\n'
+    "\nfrom tfrun import run\n"
+)
+
+
+@dataclass(frozen=True)
+class WrittenTest:
+    file: str  # e.g. test_select.py
+    function: str
+    kept: int = -1  # its probe's position in the list of kept probes
+
+    @property
+    def junit_name(self) -> str:
+        """`classname.name` as JUnit reports it when run from the workspace root."""
+        return junit_name(self.file, self.function)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40] or "run"
+
+
+def _group(kept: Kept) -> str:
+    args = kept.probe.args
+    return _slug(args[0]) if args and not args[0].startswith("-") and not _is_file(kept, args[0]) else "main"
+
+
+def _is_file(kept: Kept, arg: str) -> bool:
+    return any(name == arg for name, _ in kept.probe.files)
+
+
+def render_tests(kept: list[Kept], program: str, seed: int) -> tuple[dict[str, str], list[WrittenTest]]:
+    """Returns {file name: source} and the tests in the order written (grouped by command,
+    not in the order of `kept`: `WrittenTest.kept` says which probe each test runs)."""
+    groups: dict[str, list[tuple[int, Kept]]] = defaultdict(list)
+    for index, item in enumerate(kept):
+        groups[_group(item)].append((index, item))
+    files: dict[str, str] = {}
+    written: list[WrittenTest] = []
+    counter = 0
+    for group in sorted(groups):
+        parts = [HEADER.format(program=program, seed=seed)]
+        shared = _shared_files([item for _, item in groups[group]])
+        if shared:
+            parts.append(f"\n# Input files the tests write before running the program.\nFILES = {shared!r}\n")
+        fname = f"test_{group}.py"
+        for index, item in groups[group]:
+            counter += 1
+            name = f"test_{_slug('_'.join(item.probe.args[:4]))}_{counter:04d}"
+            parts.append(_render_one(item, name, program))
+            written.append(WrittenTest(fname, name, index))
+        files[fname] = "\n".join(parts)
+    return files, written
+
+
+def _render_one(item: Kept, name: str, program: str) -> str:
+    probe, out = item.probe, item.outcome
+    shown = " ".join(probe.args) or "(no arguments)"
+    what = "stdout, stderr, exit status" + (" and files written" if out.files else "")
+    kwargs = [repr(list(probe.args))]
+    if probe.stdin:
+        kwargs.append(f"stdin={probe.stdin!r}")
+    if probe.files:
+        inner = ", ".join(f"{name!r}: FILES[{name!r}]" for name, _ in probe.files)
+        kwargs.append(f"files={{{inner}}}")
+    kwargs.append("cwd=tmp_path")
+    lines = [
+        f"def {name}(tmp_path):",
+        f'    """CATCHES: a rebuild whose {what} for `{program} {_doc(shown)}`'
+        f'{" with input on stdin" if probe.stdin else ""} differ from the reference."""',
+        f"    result = run({', '.join(kwargs)})",
+        f"    assert result.returncode == {out.exit_code}",
+        f"    assert result.stdout == {out.stdout!r}",
+        f"    assert result.stderr == {out.stderr!r}",
+    ]
+    for path, content in sorted(out.files.items()):
+        lines.append(f"    assert (tmp_path / {path!r}).read_text() == {content!r}")
+    return "\n\n" + "\n".join(lines) + "\n"
+
+
+def _shared_files(items: list[Kept]) -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {}
+    for item in items:
+        files.update(item.probe.files)
+    return dict(sorted(files.items()))
+
+
+def _doc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"""', "'''").replace("`", "'")[:120]
