@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-PACKAGE = Path(__file__).parent
+PACKAGE = Path(__file__).parents[1]
 ROOT = PACKAGE.name
 # Copied into containers and run there as scripts (probe runner, leak scan, tfrun, run.sh):
 # not modules of the graph, but code a stage ships: a module that names one hashes it.
@@ -31,9 +31,10 @@ def module_name(path: Path, package: Path = PACKAGE) -> str:
 
 
 def module_files(package: Path = PACKAGE) -> dict[str, Path]:
-    """Every module of the package by dotted name, the assets left out."""
+    """Every module of the package by dotted name, the asset scripts left out (the accessor,
+    `assets/__init__.py`, is a module)."""
     found = {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
-    return {n: p for n, p in found.items() if n != ASSETS and not n.startswith(ASSETS + ".")}
+    return {n: p for n, p in found.items() if not n.startswith(ASSETS + ".")}
 
 
 def _origin(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
