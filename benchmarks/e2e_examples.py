@@ -130,9 +130,8 @@ def stages(source: str, out: Path, *, cold_build: bool) -> dict[str, Any]:
     """Source, build (cold when asked) and a cold cleanroom with the stage functions of
     whatever `taskfoundry` this process imports."""
     import taskfoundry
-    from taskfoundry.kinds.program import sections as program_sections
+    from taskfoundry import sections
     from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
-    from taskfoundry.pipeline import sections
     from taskfoundry.pipeline.build import build_stage
     from taskfoundry.pipeline.source import source_stage
 
@@ -148,7 +147,7 @@ def stages(source: str, out: Path, *, cold_build: bool) -> dict[str, Any]:
     client = uncached_client()  # the old cleanroom was a docker build too
     _untag(names.cleanroom_repo)
     start = time.monotonic()
-    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
     return {
         "code": str(Path(taskfoundry.__file__).parents[1]),
         "build": build_s,

@@ -14,14 +14,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
 from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.kinds.program.testgen.stage import generate_stage
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
@@ -34,12 +33,12 @@ def measure(source: str, config: Config) -> str:
     client = docker_client()
     src = source_stage(source, config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
-    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
     start = time.monotonic()
-    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
+    gen = generate_stage(src, build, clean, sections.for_generate(config), client)
     gen_secs = time.monotonic() - start
     lint = lint_stage(gen)
-    filt = filter_stage(gen, lint, clean, program_sections.for_filter(config), client)
+    filt = filter_stage(gen, lint, clean, sections.for_filter(config), client)
     reasons = Counter(r.id for records in filt.dropped.values() for r in records)
     drops = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
     return (

@@ -29,12 +29,12 @@ from taskfoundry.kinds.feature.generate import generate_stage
 from taskfoundry.kinds.feature.grade import start_state_submission
 from taskfoundry.kinds.feature.package import package_stage
 from taskfoundry.kinds.feature.review import review_stage
-from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.kinds.feature.validate import validate_stage
 from taskfoundry.models import load_yaml_model
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
+from taskfoundry.sections import for_feature
 
 PACKAGES = [
     "pypi:boltons",  # utilities, one test file per module

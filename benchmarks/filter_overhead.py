@@ -15,13 +15,12 @@ import shutil
 import time
 from pathlib import Path
 
+from taskfoundry import sections
 from taskfoundry.config import Config
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
 from taskfoundry.kinds.program.filter.dummies import render_dummy
 from taskfoundry.kinds.program.filter.run import Grader, run_filter
 from taskfoundry.kinds.program.testgen.stage import generate_stage
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.base import SandboxLimits
@@ -70,8 +69,8 @@ def main() -> None:
     config = Config(out=args.out)
     src = source_stage(str(ROOT / "examples" / "csvq"), config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
-    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
-    gen = generate_stage(src, build, clean, program_sections.for_generate(config), client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
+    gen = generate_stage(src, build, clean, sections.for_generate(config), client)
     suite = args.out / "big-suite"
     names = big_suite(gen.suite, suite, args.copies)
     usage = clean.usage.get("", "")

@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import CleanroomStage
 from taskfoundry.pipeline.source import source_stage
@@ -43,7 +42,7 @@ def measure(source: str, config: Config) -> str:
     client = docker_client()
     src = source_stage(source, config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
-    clean = cleanroom_stage(src, build, program_sections.for_cleanroom(config), client)
+    clean = cleanroom_stage(src, build, sections.for_cleanroom(config), client)
     leak = clean.leak
     found = "; ".join(f"{f.kind} {f.path}" for f in leak.findings)
     findings = f"{len(leak.findings)}" + (f": {found}" if found else "")

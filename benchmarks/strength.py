@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
-from taskfoundry.kinds.program import sections
 from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import save_json
 from taskfoundry.pipeline import sections as shared

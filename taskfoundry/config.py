@@ -1,7 +1,9 @@
 """One config for a whole run: defaults, then a YAML file, then CLI flags (merged once, in the CLI).
 
-Each component defines its own section; the orchestration section (how flows run) is
-defined here, not in `flows/`, so the core never imports the orchestration layer.
+Each kind declares its sections in its `settings.py` (shared components beside their code);
+this module composes them, and `taskfoundry.sections` cuts each stage's own out of a whole
+`Config`. The orchestration section (how flows run) is defined here, not in `flows/`, so
+nothing below the flows imports the orchestration layer.
 """
 
 from __future__ import annotations
@@ -18,10 +20,7 @@ from taskfoundry.grading.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.kinds.feature.settings import FeatureConfig
 from taskfoundry.kinds.function.settings import FunctionConfig
-from taskfoundry.kinds.program.filter.run import FilterConfig
-from taskfoundry.kinds.program.mutate.models import MutationConfig
-from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig
-from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
+from taskfoundry.kinds.program.settings import AgentGenConfig, ExplorerConfig, FilterConfig, MutationConfig
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model

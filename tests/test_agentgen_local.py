@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry import sections
 from taskfoundry.agent import ScriptedModel, Turn, read_trajectory
 from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.errors import GenerationError
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig, Layout
 from taskfoundry.kinds.program.testgen.base import GenerationContext
@@ -133,7 +133,7 @@ def context(box: LocalSandbox, tmp_path: Path, **agent: object) -> GenerationCon
         recipe=recipe,
         go_module="",
         log_dir=tmp_path / "logs",
-        config=program_sections.for_generate(config).generator,
+        config=sections.for_generate(config).generator,
     )
 
 

@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
+from taskfoundry import sections
 from taskfoundry.config import Config
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
 from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
@@ -67,7 +66,7 @@ def task(
     config = Config(out=tmp / "out", namespace="taskfoundry-test")
     src = source_stage(str(repo), config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), docker_client)
-    return src, build, cleanroom_stage(src, build, program_sections.for_cleanroom(config), docker_client)
+    return src, build, cleanroom_stage(src, build, sections.for_cleanroom(config), docker_client)
 
 
 @pytest.fixture

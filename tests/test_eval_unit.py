@@ -15,17 +15,16 @@ from typing import Any
 import pytest
 
 from taskfoundry.errors import ConfigError, SandboxError, TaskfoundryError
+from taskfoundry.evaluate.cli import load_eval_config
 from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.grading.models import EvaluationResult
-from taskfoundry.grading.task import evaluate_task, load_task
-from taskfoundry.evaluate.cli import load_eval_config
 from taskfoundry.grading.grade import grade_branch
-from taskfoundry.grading.models import TestResult
+from taskfoundry.grading.models import EvaluationResult, TestResult
 from taskfoundry.grading.records import EvalStepError
 from taskfoundry.grading.scripts import REMOVE_HASHED
 from taskfoundry.grading.steps import Outcome
 from taskfoundry.grading.summary import score_task, summarize, summary_text
+from taskfoundry.grading.task import evaluate_task, load_task
 from taskfoundry.grading.workspace import executable_sha256
 from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import (

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry import sections
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
 from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import RunnerJob, install_runner
 from taskfoundry.kinds.program.testgen.writer import render_tests
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.pipeline.source import source_stage

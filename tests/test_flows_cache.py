@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from prefect import flow, task
 
+from taskfoundry import sections
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.flows import build as flow_build
@@ -16,13 +17,10 @@ from taskfoundry.flows.cache import StageCode, StageInputs, stage_cache, stale_r
 from taskfoundry.flows.codegraph import closure_hash, module_files, uses_graph
 from taskfoundry.flows.tasks import BUILD, StageLog, kind_pipeline, kind_tasks, run_stage
 from taskfoundry.kinds import registry
-from taskfoundry.kinds.program import sections as program_sections
 from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport
-from taskfoundry.kinds.program.cleanroom.stage import CleanroomSettings
 from taskfoundry.kinds.program.kind import ProgramKind
-from taskfoundry.kinds.program.testgen.stage import GenerateSettings
+from taskfoundry.kinds.program.settings import CleanroomSettings, GenerateSettings
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline import sections
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -40,10 +38,10 @@ def _key(**inputs: Any) -> str | None:
 
 SECTIONS = (
     sections.for_build,
-    program_sections.for_cleanroom,
-    program_sections.for_generate,
-    program_sections.for_filter,
-    program_sections.for_mutate,
+    sections.for_cleanroom,
+    sections.for_generate,
+    sections.for_filter,
+    sections.for_mutate,
 )
 PIPELINE = kind_pipeline(ProgramKind())
 MODULE = {"build": BUILD, **{stage.name: stage.module for stage in ProgramKind.stages.values()}}
@@ -77,19 +75,15 @@ def test_a_stage_is_keyed_on_its_own_section() -> None:
     other_out = base.model_copy(update={"out": Path("/other")})
     assert all(_key(settings=s(base)) != _key(settings=s(other_out)) for s in SECTIONS[:3])
     timeout = base.model_copy(update={"explorer": base.explorer.model_copy(update={"probe_timeout": 9})})
-    assert _key(settings=program_sections.for_cleanroom(base)) != _key(
-        settings=program_sections.for_cleanroom(timeout)
-    )
+    assert _key(settings=sections.for_cleanroom(base)) != _key(settings=sections.for_cleanroom(timeout))
     # the agent's section is not read by the explorer, so it is not in the explorer's key
     budget = base.model_copy(update={"agent": base.agent.model_copy(update={"suite_timeout": 1})})
-    assert program_sections.for_generate(base) == program_sections.for_generate(budget)
-    assert program_sections.for_mutate(base) == program_sections.for_mutate(budget)
+    assert sections.for_generate(base) == sections.for_generate(budget)
+    assert sections.for_mutate(base) == sections.for_mutate(budget)
     # with the agent, the mutation stage runs it again (the survivors as a revision request)
     agent = base.model_copy(update={"generator": "agent"})
     agent_budget = agent.model_copy(update={"agent": budget.agent})
-    assert _key(settings=program_sections.for_mutate(agent)) != _key(
-        settings=program_sections.for_mutate(agent_budget)
-    )
+    assert _key(settings=sections.for_mutate(agent)) != _key(settings=sections.for_mutate(agent_budget))
     assert _key(x=1) != _key(x=2)
 
 
@@ -174,7 +168,7 @@ BUILT: list[bool] = []
 @flow(name="fake-build")
 def fake_flow(config: Config) -> dict[str, bool]:
     stage_log = StageLog.start("fake")
-    settings = program_sections.for_cleanroom(config)
+    settings = sections.for_cleanroom(config)
     BUILT.append(run_stage(stage_log, config, fake_cleanroom, "fake:1", settings).built)
     return stage_log.cached
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from taskfoundry import sections
 from taskfoundry.agent.fake_formats import FakeToolCall, FakeTurn
 from taskfoundry.agent.fake_server import FakeLLMServer
 from taskfoundry.config import Config
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program import sections
 from taskfoundry.kinds.program.mutate.analyze import LIMITS, analyze
 from taskfoundry.kinds.program.mutate.models import MutationConfig
 from taskfoundry.kinds.program.mutate.rebuild import PROGRAM, rebuild_plan

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry import sections
 from taskfoundry.builders.detect_c import autotools, cmake
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import MutationError
@@ -291,7 +292,6 @@ def test_the_revision_request_names_each_survivor_with_its_source(tmp_path: Path
 
 def test_the_mutation_stage_knows_which_generator_wrote_the_suite() -> None:
     from taskfoundry.config import Config
-    from taskfoundry.kinds.program import sections
 
     agent = sections.for_mutate(Config(generator="agent")).generator
     assert agent.name == "agent" and agent.agent == Config().agent

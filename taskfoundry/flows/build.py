@@ -8,13 +8,13 @@ from typing import Any
 
 from prefect import flow
 
+from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.flows.artifacts import publish_task
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.recipes import with_recipe
 from taskfoundry.flows.tasks import StageLog, build_task, kind_tasks, package_task, run_stage, source_task
-from taskfoundry.kinds.base import Part, make_kind
-from taskfoundry.pipeline import sections
+from taskfoundry.kinds.base import make_kind
 from taskfoundry.pipeline.results import SourceResult
 from taskfoundry.store import Store
 
@@ -41,9 +41,8 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
     kind, name = make_kind(config.kind), config.kind
     parts = kind_tasks(kind)
 
-    def section(part: Part) -> Any:
-        cut = kind.stages[part].section
-        return cut(config) if cut else None
+    def section(step: str) -> Any:
+        return sections.section(config, step)
 
     # a kind with no program to build (function, feature: a library) skips the shared build stage
     builds = kind.builds_program
@@ -68,7 +67,18 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         )
     seconds = dict(stage_log.seconds)
     task_dirs: list[Path] = run_stage(
-        stage_log, config, package_task, name, src, build, start, suite, review, verdict, config, seconds
+        stage_log,
+        config,
+        package_task,
+        name,
+        src,
+        build,
+        start,
+        suite,
+        review,
+        verdict,
+        section("package"),
+        seconds,
     )
     for task_dir in task_dirs:
         if config.store is not None:  # whole or not at all: its marker goes last

@@ -127,12 +127,12 @@ def package_task(
     suite: Any,
     review: Any,
     verdict: Any,
-    config: Config,
+    settings: Any,
     stage_seconds: dict[str, float],
 ) -> list[Path]:
     # not cached: it writes the task directories, the thing a resumed run must produce
     return make_kind(kind).package(
-        src, build, start, suite, review, verdict, config, docker_client(), stage_seconds
+        src, build, start, suite, review, verdict, settings, docker_client(), stage_seconds
     )
 
 

@@ -9,22 +9,18 @@ passes them along."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 import docker
 from pydantic import BaseModel
 
-from taskfoundry.config import Config
 from taskfoundry.grading.config import EvalConfig
+from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.kinds.registry import load_kind
 from taskfoundry.pipeline.results import BuildStage, SourceResult
-
-if TYPE_CHECKING:  # at run time, importing `evaluate` here would run evaluate/__init__.py,
-    # whose evaluate.run imports this module: `import taskfoundry.flows.build` first failed
-    from taskfoundry.grading.models import EvaluationResult
 
 Part = Literal["start_state", "generate", "review", "validate", "strengthen"]
 PARTS: tuple[Part, ...] = ("start_state", "generate", "review", "validate", "strengthen")
@@ -41,7 +37,6 @@ class KindStage:
 
     name: str  # what the dashboard and the progress bars call it
     module: str  # where the part's code is: its code key covers this module's imports
-    section: Callable[[Config], BaseModel] | None = None  # its config section (None: none)
     docker_builds: bool = False  # holds a Docker-build slot while it runs
 
 
@@ -101,13 +96,13 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
         suite: SuiteT,
         review: ReviewT,
         verdict: VerdictT,
-        config: Config,
+        settings: Any,
         client: docker.DockerClient,
         stage_seconds: dict[str, float],
     ) -> list[Path]:
         """Write the source's task directories, each atomically; returns them (the program
         kind: one; the function and feature kinds: one per accepted function or feature,
-        possibly none)."""
+        possibly none). `settings` is the kind's package section (`taskfoundry.sections`)."""
         ...
 
     def grade(

@@ -27,7 +27,6 @@ from taskfoundry.kinds.feature.generate import generate_stage
 from taskfoundry.kinds.feature.grade import grade_feature
 from taskfoundry.kinds.feature.package import package_stage
 from taskfoundry.kinds.feature.review import review_stage
-from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.kinds.feature.validate import validate_stage
 
 if TYPE_CHECKING:
@@ -38,12 +37,10 @@ class FeatureKind:
     name: ClassVar[str] = "feature"
     builds_program: ClassVar[bool] = False  # the environment stage installs the repo and its test deps
     stages: ClassVar[Mapping[Part, KindStage]] = {
-        "start_state": KindStage(
-            "environment", environment_stage.__module__, for_feature, docker_builds=True
-        ),
-        "generate": KindStage("trace", generate_stage.__module__, for_feature),
+        "start_state": KindStage("environment", environment_stage.__module__, docker_builds=True),
+        "generate": KindStage("trace", generate_stage.__module__),
         "review": KindStage("review", review_stage.__module__),
-        "validate": KindStage("validate", validate_stage.__module__, for_feature),
+        "validate": KindStage("validate", validate_stage.__module__),
     }
 
     start_state = staticmethod(environment_stage)

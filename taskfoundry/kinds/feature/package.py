@@ -25,7 +25,6 @@ import jinja2
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
-from taskfoundry.config import Config
 from taskfoundry.images.build import tag_alias
 from taskfoundry.kinds.feature import names as fnames
 from taskfoundry.kinds.feature.images import commit_image, outside_workspace_removed
@@ -39,8 +38,8 @@ from taskfoundry.kinds.feature.results import (
 )
 from taskfoundry.kinds.feature.runner import INSTALL, MTIME, RESULTS, pytest_command, repo_files
 from taskfoundry.kinds.feature.scan import STEERING
-from taskfoundry.kinds.feature.sections import for_feature
 from taskfoundry.kinds.feature.selfcheck import keep_checked, leak_lines
+from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.kinds.program.package import difficulty
 from taskfoundry.layout import WORKSPACE
@@ -166,12 +165,11 @@ def package_stage(
     gen: CandidatesStage,
     review: ReviewStage,
     verdict: VerdictStage,
-    config: Config,
+    settings: FeatureSettings,
     client: docker.DockerClient,
     stage_seconds: dict[str, float],
 ) -> list[Path]:
     """Every task directory of this source, each written in one rename."""
-    settings = for_feature(config)
     names = settings.names(src)
     original = repo_files(env.repo)
     reference = reference_image(env, names, client) if verdict.tasks else ""
@@ -182,7 +180,7 @@ def package_stage(
         for level in settings.feature.levels:
             args = (src, env, gen, review, verdict, task, level, original, tops, reference)
             written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines
-    return keep_checked(written, config.eval, client, fnames.context_dir(names, "selfcheck"))
+    return keep_checked(written, settings.harness, client, fnames.context_dir(names, "selfcheck"))
 
 
 def _write_task(

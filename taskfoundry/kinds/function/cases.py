@@ -8,17 +8,11 @@ import time
 from typing import Any
 
 import docker
-from pydantic import Field
 
 from taskfoundry.kinds.function.results import Candidate, Case, CasesStage, Explored, FunctionsStage
 from taskfoundry.kinds.function.runner import run_functions
-from taskfoundry.kinds.function.settings import FunctionConfig
+from taskfoundry.kinds.function.settings import CasesSettings
 from taskfoundry.pipeline.results import BuildStage, SourceResult
-from taskfoundry.pipeline.settings import StageSettings
-
-
-class CasesSettings(StageSettings):
-    function: FunctionConfig = Field(default_factory=FunctionConfig)
 
 
 def spec_of(c: Candidate) -> dict[str, Any]:

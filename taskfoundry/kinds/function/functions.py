@@ -6,22 +6,15 @@ from __future__ import annotations
 import logging
 
 import docker
-from pydantic import Field
 
-from taskfoundry.images.base import BaseImageConfig, ensure_base_image
+from taskfoundry.images.base import ensure_base_image
 from taskfoundry.kinds.function.env import ensure_env_image
 from taskfoundry.kinds.function.extract import examine, functions, project_packages, python_files, read_module
 from taskfoundry.kinds.function.results import Candidate, FunctionRecord, FunctionsStage
-from taskfoundry.kinds.function.settings import FunctionConfig
+from taskfoundry.kinds.function.settings import FunctionConfig, FunctionsSettings
 from taskfoundry.pipeline.results import BuildStage, SourceResult
-from taskfoundry.pipeline.settings import StageSettings
 
 log = logging.getLogger(__name__)
-
-
-class FunctionsSettings(StageSettings):
-    function: FunctionConfig = Field(default_factory=FunctionConfig)
-    base: BaseImageConfig = Field(default_factory=BaseImageConfig)
 
 
 def module_name(rel: str) -> str:

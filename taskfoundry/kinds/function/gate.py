@@ -11,7 +11,6 @@ import time
 from typing import Any
 
 import docker
-from pydantic import Field
 
 from taskfoundry.kinds.function.cases import spec_of
 from taskfoundry.kinds.function.mutate import mutants, trivial
@@ -25,12 +24,7 @@ from taskfoundry.kinds.function.results import (
     Verdict,
 )
 from taskfoundry.kinds.function.runner import run_functions
-from taskfoundry.kinds.function.settings import FunctionConfig
-from taskfoundry.pipeline.settings import StageSettings
-
-
-class GateSettings(StageSettings):
-    function: FunctionConfig = Field(default_factory=FunctionConfig)
+from taskfoundry.kinds.function.settings import GateSettings
 
 
 def verdict(c: Candidate, ex: Explored, result: dict[str, Any]) -> Verdict:

@@ -14,7 +14,6 @@ import docker
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.kinds.base import KindStage, Part, TaskKind, unchanged
-from taskfoundry.kinds.function import sections
 from taskfoundry.kinds.function.cases import cases_stage
 from taskfoundry.kinds.function.functions import functions_stage
 from taskfoundry.kinds.function.gate import gate_stage
@@ -34,12 +33,10 @@ class FunctionKind:
     name: ClassVar[str] = "function"
     builds_program: ClassVar[bool] = False  # no gold executable: the shared build stage is skipped
     stages: ClassVar[Mapping[Part, KindStage]] = {
-        "start_state": KindStage(
-            "functions", functions_stage.__module__, sections.for_functions, docker_builds=True
-        ),
-        "generate": KindStage("cases", cases_stage.__module__, sections.for_cases),
+        "start_state": KindStage("functions", functions_stage.__module__, docker_builds=True),
+        "generate": KindStage("cases", cases_stage.__module__),
         "review": KindStage("review", review_stage.__module__),
-        "validate": KindStage("gate", gate_stage.__module__, sections.for_gate),
+        "validate": KindStage("gate", gate_stage.__module__),
     }
 
     start_state = staticmethod(functions_stage)

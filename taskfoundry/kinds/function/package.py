@@ -16,7 +16,6 @@ import docker
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
-from taskfoundry.config import Config
 from taskfoundry.kinds.function.env import PYTHON
 from taskfoundry.kinds.function.report import yield_table
 from taskfoundry.kinds.function.results import (
@@ -27,9 +26,10 @@ from taskfoundry.kinds.function.results import (
     ReviewStage,
     Verdict,
 )
+from taskfoundry.kinds.function.settings import PackageSettings
 from taskfoundry.kinds.function.taskfile import FunctionTaskYaml
 from taskfoundry.models import Branch, Images, TaskStats, TestsJson, branch_key, save_json, save_yaml
-from taskfoundry.naming import junit_name
+from taskfoundry.naming import junit_name, tasks_dir
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def package_stage(
     suite: CasesStage,
     review: ReviewStage,
     gate: GateStage,
-    config: Config,
+    settings: PackageSettings,
     client: docker.DockerClient,
     stage_seconds: dict[str, float],
 ) -> list[Path]:
@@ -113,7 +113,7 @@ def package_stage(
     for record in functions:  # the stage that dropped a function after the static ones
         if record["qualname"] in later:
             record["stage"], record["drop"], record["drop_detail"] = later[record["qualname"]]
-    source_reports = config.out / "reports" / src.task_id
+    source_reports = settings.out / "reports" / src.task_id
     cost = {
         "stage_seconds": {k: round(s, 2) for k, s in stage_seconds.items()},
         "sandbox_cpu_seconds": {"cases": suite.cpu_seconds, "gate": gate.cpu_seconds},
@@ -128,7 +128,7 @@ def package_stage(
                 "yield.json": table.model_dump(mode="json"),
                 "functions.json": functions,
             }
-            dirs.append(_task(src, candidates[v.qualname], v, start.image, config, stage_seconds, reports))
+            dirs.append(_task(src, candidates[v.qualname], v, start.image, settings, stage_seconds, reports))
     log.info("%s: %d function tasks", src.task_id, len(dirs))
     return dirs
 
@@ -138,7 +138,7 @@ def _task(
     c: Candidate,
     v: Verdict,
     image: str,
-    config: Config,
+    settings: PackageSettings,
     stage_seconds: dict[str, float],
     reports: dict[str, Any],
 ) -> Path:
@@ -172,17 +172,19 @@ def _task(
         signature=c.record.signature,
         dep_class=c.record.dep_class or "SC",
         libraries=c.record.libraries,
-        allowed_libraries=list(config.function.allowed_libraries),
+        allowed_libraries=list(settings.function.allowed_libraries),
         complexity=c.record.complexity,
         branch_rate=round(v.branch_rate, 6),
         mutation_score=round(v.mutants_killed / v.mutants, 4) if v.mutants else None,
     )
-    final = config.tasks_dir / task_id
+    final = tasks_dir(settings.out) / task_id
     with atomic.staged_dir(final) as tmp:
         save_yaml(tmp / "task.yaml", task)
         save_json(tmp / "tests.json", TestsJson(branches={key: Branch(tests=names)}))
         atomic.write_text(tmp / "prompt.md", prompt(c))
-        atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(c, v, config.function.call_timeout))
+        atomic.write_bytes(
+            tmp / "tests" / f"{key}.tar.gz", suite_tarball(c, v, settings.function.call_timeout)
+        )
         atomic.write_bytes(tmp / "solution.tar.gz", _tar({MODULE: c.module}))
         for name, data in reports.items():
             atomic.write_json(tmp / "reports" / name, data)

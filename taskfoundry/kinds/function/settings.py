@@ -1,8 +1,12 @@
-"""FunctionConfig: the function kind's knobs (the `function:` section of a config file)."""
+"""The function kind's settings: `FunctionConfig` (the `function:` section of a config file)
+and each of its stages' section of a `Config`."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
+
+from taskfoundry.images.base import BaseImageConfig
+from taskfoundry.pipeline.settings import StageSettings
 
 
 class FunctionConfig(BaseModel):
@@ -22,3 +26,22 @@ class FunctionConfig(BaseModel):
     mutants: int = Field(8, description="mutants of the reference tried at the gate (at most)")
     jobs: int = Field(2, description="functions explored at once in the sandbox")
     memory_mb: int = Field(2048, description="memory of the sandbox container")
+
+
+class FunctionsSettings(StageSettings):
+    function: FunctionConfig = Field(default_factory=FunctionConfig)
+    base: BaseImageConfig = Field(default_factory=BaseImageConfig)
+
+
+class CasesSettings(StageSettings):
+    function: FunctionConfig = Field(default_factory=FunctionConfig)
+
+
+class GateSettings(StageSettings):
+    function: FunctionConfig = Field(default_factory=FunctionConfig)
+
+
+class PackageSettings(StageSettings):
+    """What the package stage reads: where the tasks go, and the kind's knobs it records."""
+
+    function: FunctionConfig = Field(default_factory=FunctionConfig)

@@ -12,7 +12,6 @@ from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.task import evaluate_task, load_task
 from taskfoundry.kinds.base import KindStage, Part, TaskKind
-from taskfoundry.kinds.program import sections
 from taskfoundry.kinds.program.cleanroom.stage import start_state
 from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
@@ -21,7 +20,7 @@ from taskfoundry.kinds.program.package import package_stage
 from taskfoundry.kinds.program.testgen.stage import generate_stage
 
 if TYPE_CHECKING:
-    from taskfoundry.config import Config
+    from taskfoundry.kinds.program.settings import PackageSettings
     from taskfoundry.pipeline.results import (
         BuildStage,
         CleanroomStage,
@@ -40,16 +39,12 @@ class ProgramKind:
     name: ClassVar[str] = "program"
     builds_program: ClassVar[bool] = True
     stages: ClassVar[Mapping[Part, KindStage]] = {
-        "start_state": KindStage(
-            "cleanroom", start_state.__module__, sections.for_cleanroom, docker_builds=True
-        ),
-        "generate": KindStage("generate", generate_stage.__module__, sections.for_generate),
+        "start_state": KindStage("cleanroom", start_state.__module__, docker_builds=True),
+        "generate": KindStage("generate", generate_stage.__module__),
         "review": KindStage("lint", lint_stage.__module__),
-        "validate": KindStage("filter", filter_stage.__module__, sections.for_filter),
+        "validate": KindStage("filter", filter_stage.__module__),
         # it rebuilds the program mutant after mutant: it holds a Docker-build slot
-        "strengthen": KindStage(
-            "mutation", mutation_stage.__module__, sections.for_mutate, docker_builds=True
-        ),
+        "strengthen": KindStage("mutation", mutation_stage.__module__, docker_builds=True),
     }
 
     start_state = staticmethod(start_state)
@@ -66,12 +61,12 @@ class ProgramKind:
         suite: GenerateStage,
         review: LintStage,
         verdict: FilterStage,
-        config: Config,
+        settings: PackageSettings,
         client: docker.DockerClient,
         stage_seconds: dict[str, float],
     ) -> list[Path]:
         """One task per source: the package stage's directory."""
-        return [package_stage(src, build, start, suite, review, verdict, config, client, stage_seconds)]
+        return [package_stage(src, build, start, suite, review, verdict, settings, client, stage_seconds)]
 
     def grade(
         self,

@@ -11,11 +11,11 @@ from typing import Literal
 import docker
 
 from taskfoundry import atomic
-from taskfoundry.config import Config
 from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
+from taskfoundry.kinds.program.settings import PackageSettings
 from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
 from taskfoundry.layout import REFERENCE_DIR
 from taskfoundry.models import (
@@ -29,7 +29,6 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
-from taskfoundry.naming import TaskNames
 from taskfoundry.pipeline.results import (
     BuildStage,
     CleanroomStage,
@@ -77,12 +76,12 @@ def package_stage(
     gen: GenerateStage,
     lint: LintStage,
     filt: FilterStage,
-    config: Config,
+    settings: PackageSettings,
     client: docker.DockerClient,
     stage_seconds: dict[str, float],
 ) -> Path:
     """Write <out>/tasks/<task id>/ in one rename; returns its path."""
-    names = TaskNames.of(src, config.namespace, config.out)
+    names = settings.names(src)
     images = names.images
     tag_alias(client, build.image, images.task)
     tag_alias(client, clean.image, images.task_cleanroom)

@@ -7,11 +7,8 @@ generators and the filter's usage dummies read it from this stage's result.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
-from typing import Literal
 
 import docker
-from pydantic import Field
 
 from taskfoundry.builders.build import GOLD
 from taskfoundry.errors import LeakError
@@ -22,27 +19,16 @@ from taskfoundry.kinds.program.cleanroom.docs import collect_docs, reference_not
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.kinds.program.cleanroom.integrity import check_integrity
+from taskfoundry.kinds.program.settings import CleanroomSettings
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import install_runner
 from taskfoundry.layout import REFERENCE_EXECUTABLE, WORKSPACE
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
-from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
-
-
-class CleanroomSettings(StageSettings):
-    """What the cleanroom stage reads."""
-
-    usage_timeout: float = 5.0  # seconds `--help` may run (the explorer's probe timeout)
-    # an instrumentable gold (a worker can load code into it: reports/integrity.json) is
-    # shipped labelled (`record`), or is an error and no task (`require`: sealed golds only)
-    integrity: Literal["record", "require"] = "record"
-    # the leak scan's listings of base images, by image id: shared by every run on this
-    # machine, so each base is walked once (see docs/leak-scan.md)
-    listing_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "taskfoundry" / "leakscan")
 
 
 def cleanroom_stage(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 
 import docker
-from pydantic import BaseModel, ConfigDict
 
 from taskfoundry.errors import FilterError, SandboxError
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.filter.run import FilterConfig, Grader, final_check, run_filter
+from taskfoundry.kinds.program.filter.run import Grader, final_check, run_filter
+from taskfoundry.kinds.program.settings import FilterSettings
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 
@@ -19,15 +19,6 @@ log = logging.getLogger(__name__)
 # A suite this small runs faster in one pytest process: starting xdist's workers costs more
 # (0.6 s a run, ten runs a filter) than they save. The grade is the same either way.
 SMALL_SUITE = 60
-
-
-class FilterSettings(BaseModel):
-    """The filter's section: its runs and dummies, and the grading harness it shares with `eval`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    filter: FilterConfig = FilterConfig()
-    harness: EvalConfig = EvalConfig()
 
 
 def filter_stage(

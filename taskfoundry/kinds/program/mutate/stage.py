@@ -9,20 +9,18 @@ import time
 from pathlib import Path
 
 import docker
-from pydantic import Field
 
 from taskfoundry.errors import FilterError, GenerationError, MutationError, SandboxError
-from taskfoundry.kinds.program.filter.stage import FilterSettings, filter_stage
+from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.kinds.program.mutate import guided as g
 from taskfoundry.kinds.program.mutate.analyze import analyze, run_planned
-from taskfoundry.kinds.program.mutate.models import GuidedSummary, MutationConfig, MutationReport
+from taskfoundry.kinds.program.mutate.models import GuidedSummary, MutationReport
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.revision import revision_request
 from taskfoundry.kinds.program.mutate.select import Planned, tests_by_line
+from taskfoundry.kinds.program.settings import MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
-from taskfoundry.kinds.program.testgen.base import GeneratorSettings
-from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
 from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, write_suite
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport, DropRecord
@@ -36,22 +34,11 @@ from taskfoundry.pipeline.results import (
     LintStage,
     SourceResult,
 )
-from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
 Strengthened = tuple[GenerateStage, FilterStage]
-
-
-class MutationSettings(StageSettings):
-    """The mutation stage's section: the analysis, the explorer it runs again for guided
-    generation, and the filter (with the grading harness) the new tests and the mutants go through."""
-
-    mutation: MutationConfig = Field(default_factory=MutationConfig)
-    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
-    # the generator that wrote the suite (only its section): the agent gets the survivors back
-    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
-    filter: FilterSettings = Field(default_factory=FilterSettings)
 
 
 def mutation_stage(

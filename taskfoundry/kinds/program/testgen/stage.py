@@ -6,28 +6,17 @@ import re
 from pathlib import Path
 
 import docker
-from pydantic import Field
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
+from taskfoundry.kinds.program.settings import GenerateSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, GeneratorSettings, make_generator
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, SourceResult
-from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings
+from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.sandbox.docker import DockerSandbox
-
-
-class GenerateSettings(StageSettings):
-    """What the generate stage reads: the generator and its section."""
-
-    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)
-
-    @property
-    def uses_model(self) -> bool:
-        """Whether it holds a model-call slot: every generator but the explorer calls one."""
-        return self.generator.name != "explorer"
 
 
 def go_module(repo: Path) -> str:
