@@ -17,8 +17,8 @@ from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.results import CleanroomStage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 

@@ -19,8 +19,9 @@ from taskfoundry.config import Config
 from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
 from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport, scan
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 

@@ -8,10 +8,10 @@ import pytest
 
 from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport
 from taskfoundry.kinds.program.filter.stage import filter_stage
+from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import FilterSettings
 from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.results import CleanroomStage, GenerateStage, LintStage
 
 pytestmark = pytest.mark.docker
 

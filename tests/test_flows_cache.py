@@ -19,16 +19,10 @@ from taskfoundry.flows.tasks import BUILD, StageLog, kind_pipeline, kind_tasks, 
 from taskfoundry.kinds import registry
 from taskfoundry.kinds.program.cleanroom.leakscan import LeakReport
 from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import CleanroomSettings, GenerateSettings
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.results import (
-    BuildStage,
-    CleanroomStage,
-    FilterStage,
-    GenerateStage,
-    LintStage,
-    SourceResult,
-)
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.store import LOCAL_ENV
 
 

@@ -170,7 +170,7 @@ def test_an_instrumentable_gold_is_labelled_or_refused() -> None:
     from taskfoundry.errors import LeakError
     from taskfoundry.kinds.program.cleanroom.reports import AttackResult, IntegrityReport, LeakReport
     from taskfoundry.kinds.program.cleanroom.stage import require_clean
-    from taskfoundry.pipeline.results import CleanroomStage
+    from taskfoundry.kinds.program.results import CleanroomStage
 
     got = {"ld_preload": AttackResult(result="succeeded", detail="preloaded code ran in the gold")}
     report = IntegrityReport(image="i", linkage="dynamic", verdict="instrumentable", attacks={"plain": got})

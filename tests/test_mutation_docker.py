@@ -23,11 +23,12 @@ from taskfoundry.kinds.program.mutate.models import MutationConfig
 from taskfoundry.kinds.program.mutate.rebuild import PROGRAM, rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
+from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.pipeline import sections as shared
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -240,8 +241,8 @@ def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker
 def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
     from taskfoundry.kinds.program.mutate.stage import mutation_stage
+    from taskfoundry.kinds.program.results import FilterStage, GenerateStage, LintStage
     from taskfoundry.models import CoverageReport
-    from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
 
     src, build, _strong, weak = mutcalc
     config = Config(
@@ -318,8 +319,8 @@ def _mutation_stage(  # type: ignore[no-untyped-def]
 ):
     """The mutation stage on a hand-written branch (tests TESTS in `suite`), every test kept."""
     from taskfoundry.kinds.program.mutate.stage import mutation_stage
+    from taskfoundry.kinds.program.results import FilterStage, GenerateStage, LintStage
     from taskfoundry.models import CoverageReport
-    from taskfoundry.pipeline.results import FilterStage, GenerateStage, LintStage
 
     src, build, *_ = mutcalc
     sets = {f: set(ls) for f, ls in lines.items()}

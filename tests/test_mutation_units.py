@@ -241,8 +241,8 @@ def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> 
 
 def test_a_cached_mutation_stage_whose_suite_is_gone_runs_again(tmp_path: Path) -> None:
     from taskfoundry.flows.cache import stale_reason
+    from taskfoundry.kinds.program.results import FilterStage, GenerateStage
     from taskfoundry.models import CoverageReport
-    from taskfoundry.pipeline.results import FilterStage, GenerateStage
 
     empty = CoverageReport.from_lines({}, {})
     suite = tmp_path / "suite"

@@ -15,9 +15,10 @@ from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.kinds.program.cleanroom.image import WORKSPACE
 from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
+from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.testgen.explorer import installed_data_names
 from taskfoundry.pipeline.build import build_stage
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage
+from taskfoundry.pipeline.results import BuildStage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import DockerSandbox
 

@@ -20,15 +20,9 @@ from taskfoundry.kinds.program.package import package_stage
 from taskfoundry.kinds.program.testgen.stage import generate_stage
 
 if TYPE_CHECKING:
+    from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
     from taskfoundry.kinds.program.settings import PackageSettings
-    from taskfoundry.pipeline.results import (
-        BuildStage,
-        CleanroomStage,
-        FilterStage,
-        GenerateStage,
-        LintStage,
-        SourceResult,
-    )
+    from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 
 class ProgramKind:

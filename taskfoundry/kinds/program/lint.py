@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from taskfoundry.kinds.program.results import GenerateStage, LintStage
 from taskfoundry.linters import lint_paths
 from taskfoundry.models import DropRecord
 from taskfoundry.naming import junit_name
-from taskfoundry.pipeline.results import GenerateStage, LintStage
 
 
 def lint_stage(gen: GenerateStage) -> LintStage:

@@ -15,6 +15,7 @@ from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
+from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import PackageSettings
 from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
 from taskfoundry.layout import REFERENCE_DIR
@@ -29,14 +30,7 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
-from taskfoundry.pipeline.results import (
-    BuildStage,
-    CleanroomStage,
-    FilterStage,
-    GenerateStage,
-    LintStage,
-    SourceResult,
-)
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 Level = Literal["easy", "medium", "hard"]
 _CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}

@@ -19,11 +19,12 @@ from taskfoundry.kinds.program.cleanroom.docs import collect_docs, reference_not
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.kinds.program.cleanroom.integrity import check_integrity
+from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.settings import CleanroomSettings
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import install_runner
 from taskfoundry.layout import REFERENCE_EXECUTABLE, WORKSPACE
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, SourceResult
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox

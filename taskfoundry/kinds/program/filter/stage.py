@@ -10,9 +10,9 @@ import docker
 from taskfoundry.errors import FilterError, SandboxError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.filter.run import Grader, final_check, run_filter
+from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import FilterSettings
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 
 log = logging.getLogger(__name__)
 

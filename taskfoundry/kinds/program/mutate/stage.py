@@ -19,6 +19,7 @@ from taskfoundry.kinds.program.mutate.models import GuidedSummary, MutationRepor
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.revision import revision_request
 from taskfoundry.kinds.program.mutate.select import Planned, tests_by_line
+from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, write_suite
@@ -26,14 +27,7 @@ from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.mutation.operators import Mutant
 from taskfoundry.naming import junit_file
-from taskfoundry.pipeline.results import (
-    BuildStage,
-    CleanroomStage,
-    FilterStage,
-    GenerateStage,
-    LintStage,
-    SourceResult,
-)
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.docker import DockerSandbox
 

@@ -9,11 +9,12 @@ import docker
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
+from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
 from taskfoundry.kinds.program.settings import GenerateSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, GeneratorSettings, make_generator
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport
-from taskfoundry.pipeline.results import BuildStage, CleanroomStage, GenerateStage, SourceResult
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.sandbox.docker import DockerSandbox
