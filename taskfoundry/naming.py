@@ -27,7 +27,18 @@ def tasks_dir(out: Path) -> Path:
 
 
 def task_id(owner: str, repo: str, commit: str) -> str:
+    """A source's task id (the program kind's, and the stem of the others')."""
     return f"{owner}__{repo}.{commit[:7]}"
+
+
+def function_task_id(source_id: str, qualname: str) -> str:
+    """A function task: one per accepted function of a source."""
+    return f"{source_id}__{qualname}"
+
+
+def feature_task_id(source_id: str, feature: str, level: int) -> str:
+    """A feature task: one per feature of a source and level."""
+    return f"{source_id}.{feature}.l{level}"
 
 
 def junit_id(nodeid: str) -> str:
@@ -97,7 +108,12 @@ class TaskNames:
     @property
     def images(self) -> Images:
         """The ProgramBench names the package stage tags: `:task` and `:task_cleanroom`."""
-        base = f"{self.namespace}/{self._stem}.{self.commit[:7]}".lower()
+        return self.images_of("")
+
+    def images_of(self, suffix: str) -> Images:
+        """The ProgramBench names of one of the source's tasks (`suffix`: what its id adds to the
+        source's, ".feature.l1" say; "" for the program kind's one task)."""
+        base = f"{self.namespace}/{self._stem}.{self.commit[:7]}{suffix}".lower()
         return Images(task=f"{base}:task", task_cleanroom=f"{base}:task_cleanroom")
 
     # paths -------------------------------------------------------------------------------
@@ -126,3 +142,7 @@ class TaskNames:
     @property
     def task_dir(self) -> Path:
         return tasks_dir(self.out) / self.task_id
+
+    def kind_dir(self, kind: str, what: str) -> Path:
+        """Build contexts and logs of a kind's own images for this source."""
+        return self.work_dir / kind / self.task_id / what

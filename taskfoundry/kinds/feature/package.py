@@ -26,7 +26,6 @@ import jinja2
 from taskfoundry import atomic
 from taskfoundry.assets import asset
 from taskfoundry.images.build import tag_alias
-from taskfoundry.kinds.feature import names as fnames
 from taskfoundry.kinds.feature.images import commit_image, outside_workspace_removed
 from taskfoundry.kinds.feature.objects import TEST_DIRS
 from taskfoundry.kinds.feature.results import (
@@ -51,7 +50,7 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
-from taskfoundry.naming import TaskNames
+from taskfoundry.naming import TaskNames, feature_task_id, tasks_dir
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
@@ -59,6 +58,8 @@ _GIT = (
     "git init -q && git -c safe.directory='*' add -A && git -c safe.directory='*' -c user.name=worker "
     "-c user.email=worker@localhost commit -qm 'start' --allow-empty"
 )
+
+BRANCH = "feature"  # the one branch of the hidden suite (its key names the tarball)
 
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ def solution_tarball(original: Mapping[str, bytes], task: ValidatedTask, level: 
 
 def reference_image(env: EnvStage, names: TaskNames, client: docker.DockerClient) -> str:
     commands = [INSTALL, f"chown -R 1000:1000 {WORKSPACE}"]
-    log = fnames.context_dir(names, "reference.log")
+    log = names.kind_dir("feature", "reference.log")
     return commit_image(
         client, env.image, repo_files(env.repo), commands, f"{names.namespace}/feature-reference", log
     )[0]
@@ -133,7 +134,7 @@ def start_image(
     if level == 2:  # the install made with the stripped tree, the tree itself left behind
         commands.append(f"find {WORKSPACE} -mindepth 1 -delete")
     commands += [_GIT, f"chown -R 1000:1000 {WORKSPACE}"]
-    log = fnames.context_dir(names, f"start-{task.candidate.name}-l{level}.log")
+    log = names.kind_dir("feature", f"start-{task.candidate.name}-l{level}.log")
     return commit_image(client, env.image, files, commands, f"{names.namespace}/feature-start", log)[0]
 
 
@@ -180,7 +181,7 @@ def package_stage(
         for level in settings.feature.levels:
             args = (src, env, gen, review, verdict, task, level, original, tops, reference)
             written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines
-    return keep_checked(written, settings.harness, client, fnames.context_dir(names, "selfcheck"))
+    return keep_checked(written, settings.harness, client, names.kind_dir("feature", "selfcheck"))
 
 
 def _write_task(
@@ -200,7 +201,7 @@ def _write_task(
     stage_seconds: dict[str, float],
 ) -> Path:
     cand = task.candidate
-    images = fnames.images(names, cand.name, level)
+    images = names.images_of(f".{cand.name}.l{level}")
     tag_alias(client, reference, images.task)
     tag_alias(client, start_image(env, names, task, level, client), images.task_cleanroom)
     files = [cand.f2p_file, *cand.p2p_files]
@@ -212,7 +213,7 @@ def _write_task(
         language="python",
         difficulty=rank,
         eval_clean_hashes=[],
-        task_id=fnames.task_id(names, cand.name, level),
+        task_id=feature_task_id(names.task_id, cand.name, level),
         difficulty_score=score,
         source=src.source,
         created_at=datetime.now(UTC),
@@ -237,7 +238,7 @@ def _write_task(
         test_timeout=test_timeout,
         return_types=task.return_types,
     )
-    key = branch_key(fnames.BRANCH)
+    key = branch_key(BRANCH)
     tests = TestsJson(branches={key: Branch(tests=[*task.f2p, *task.p2p])})
     prompt = render_prompt(
         project=env.project,
@@ -249,7 +250,7 @@ def _write_task(
         test_timeout=test_timeout,
         return_types=task.return_types,
     )
-    final = fnames.task_dir(names, cand.name, level)
+    final = tasks_dir(names.out) / feature_task_id(names.task_id, cand.name, level)
     with atomic.staged_dir(final) as tmp:
         save_yaml(tmp / "task.yaml", yaml_model)
         save_json(tmp / "tests.json", tests)

@@ -29,7 +29,7 @@ from taskfoundry.kinds.function.results import (
 from taskfoundry.kinds.function.settings import PackageSettings
 from taskfoundry.kinds.function.taskfile import FunctionTaskYaml
 from taskfoundry.models import Branch, Images, TaskStats, TestsJson, branch_key, save_json, save_yaml
-from taskfoundry.naming import junit_name, tasks_dir
+from taskfoundry.naming import function_task_id, junit_name, tasks_dir
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ def _task(
     stage_seconds: dict[str, float],
     reports: dict[str, Any],
 ) -> Path:
-    task_id = f"{src.task_id}__{c.record.qualname}"
+    task_id = function_task_id(src.task_id, c.record.qualname)
     key = branch_key(BRANCH)
     names = case_ids(len(v.cases))
     task = FunctionTaskYaml(
