@@ -146,3 +146,8 @@ class TaskNames:
     def kind_dir(self, kind: str, what: str) -> Path:
         """Build contexts and logs of a kind's own images for this source."""
         return self.work_dir / kind / self.task_id / what
+
+
+def eval_path(run_dir: Path, task_id: str) -> Path:
+    """Where `taskfoundry eval` writes one task's result in a run directory."""
+    return run_dir / task_id / f"{task_id}.eval.json"

@@ -14,12 +14,12 @@ from pydantic import BaseModel
 
 from taskfoundry.catalog.records import TaskRecord
 from taskfoundry.errors import ConfigError, DockerUnavailable, SandboxError
-from taskfoundry.evaluate.run import eval_path
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.summary import score_task
 from taskfoundry.kinds.base import make_kind
 from taskfoundry.models import TestsJson, load_json_model, save_json
+from taskfoundry.naming import eval_path
 from taskfoundry.sandbox.docker import docker_client
 
 

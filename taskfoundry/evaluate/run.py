@@ -21,6 +21,7 @@ from taskfoundry.grading.models import EvalSummary, EvaluationResult, TaskImageM
 from taskfoundry.grading.summary import score_task, summarize
 from taskfoundry.kinds.base import make_kind
 from taskfoundry.models import TaskHead, TestsJson, load_json_model, load_yaml_model, save_json
+from taskfoundry.naming import eval_path
 from taskfoundry.sandbox.docker import docker_client
 
 log = logging.getLogger(__name__)
@@ -34,10 +35,6 @@ def find_tasks(tasks_dir: Path) -> list[Path]:
     return sorted(
         p for p in tasks_dir.iterdir() if (p / "task.yaml").is_file() and (p / "tests.json").is_file()
     )
-
-
-def eval_path(run_dir: Path, task_id: str) -> Path:
-    return run_dir / task_id / f"{task_id}.eval.json"
 
 
 def evaluate_run(
