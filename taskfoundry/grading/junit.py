@@ -48,16 +48,38 @@ class Report:
     errors: list[tuple[str, str]] = field(default_factory=list)  # (code, details), results still stand
 
 
-def parse_junit(xml: bytes) -> dict[str, TestOutcome]:
-    """JUnit `classname.name` -> outcome."""
+@dataclass(frozen=True)
+class JUnitCase:
+    """One test case of a report: its JUnit id (`classname.name`), its file, its outcome."""
+
+    junit: str
+    file: str
+    outcome: TestOutcome
+
+
+def read_cases(xml: bytes) -> list[JUnitCase]:
+    """Every case of a JUnit report (xunit1), collection errors included. The one reader of
+    JUnit XML: raises (UnicodeDecodeError, SyntaxError, ValueError...) on a report that is
+    not one, which `read_report` turns into a verdict."""
     report = JUnitXml.fromstring(xml.decode())
-    results: dict[str, TestOutcome] = {}
     suites = [report] if report._tag == "testsuite" else list(report)
+    cases: list[JUnitCase] = []
     for suite in suites:
         for case in suite:
             if isinstance(case, TestCase):
-                results[f"{case.classname}.{case.name}"] = _case_outcome(case)
-    return results
+                file = case._elem.get("file") or _file_of(case.classname or "")
+                cases.append(JUnitCase(f"{case.classname}.{case.name}", file, _case_outcome(case)))
+    return cases
+
+
+def _file_of(classname: str) -> str:
+    """A collection error has no file attribute: its classname is the module path."""
+    return classname.replace(".", "/") + ".py" if classname else ""
+
+
+def parse_junit(xml: bytes) -> dict[str, TestOutcome]:
+    """JUnit `classname.name` -> outcome."""
+    return {case.junit: case.outcome for case in read_cases(xml)}
 
 
 def _case_outcome(case: TestCase) -> TestOutcome:

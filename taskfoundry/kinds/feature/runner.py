@@ -14,10 +14,8 @@ import tarfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from junitparser import Error, Failure, JUnitXml, Skipped
-from junitparser import TestCase as JCase
-
 from taskfoundry.errors import SandboxError
+from taskfoundry.grading.junit import read_cases
 from taskfoundry.kinds.feature.results import TestCase
 from taskfoundry.layout import WORKSPACE
 from taskfoundry.sandbox.base import SandboxLimits
@@ -118,34 +116,12 @@ class RepoBox:
             xml = self.box.get_file(RESULTS)
         except FileNotFoundError:
             return [], f"no JUnit report (exit {res.exit_code})\n{tail}"
-        return parse_cases(xml), tail
+        try:
+            return parse_cases(xml), tail
+        except (SyntaxError, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
+            return [], f"unreadable JUnit report: {exc}\n{tail}"
 
 
 def parse_cases(xml: bytes) -> list[TestCase]:
-    """Cases of a JUnit report (xunit1): id, file and status; collection errors included."""
-    report = JUnitXml.fromstring(xml.decode(errors="replace"))
-    suites = [report] if report._tag == "testsuite" else list(report)
-    cases: list[TestCase] = []
-    for suite in suites:
-        for case in suite:
-            if not isinstance(case, JCase):
-                continue
-            file = case._elem.get("file") or _file_of(case.classname or "")
-            cases.append(TestCase(junit=f"{case.classname}.{case.name}", file=file, status=_status(case)))
-    return cases
-
-
-def _status(case: JCase) -> str:
-    for item in getattr(case, "result", []):
-        if isinstance(item, Failure):
-            return "failure"
-        if isinstance(item, Error):
-            return "error"
-        if isinstance(item, Skipped):
-            return "skipped"
-    return "passed"
-
-
-def _file_of(classname: str) -> str:
-    """A collection error has no file attribute: its classname is the module path."""
-    return classname.replace(".", "/") + ".py" if classname else ""
+    """Cases of a JUnit report: id, file and status (`taskfoundry.grading.junit` reads it)."""
+    return [TestCase(junit=c.junit, file=c.file, status=c.outcome.status) for c in read_cases(xml)]
