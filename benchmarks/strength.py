@@ -29,7 +29,6 @@ from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program.kind import ProgramKind
 from taskfoundry.models import save_json
-from taskfoundry.pipeline import sections as shared
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
@@ -46,7 +45,7 @@ HEAD = (
 def measure(source: str, config: Config) -> dict[str, Any]:
     client, kind = docker_client(), ProgramKind()
     src = source_stage(source, config.sources, config.work_dir)
-    build = build_stage(src, shared.for_build(config), client)
+    build = build_stage(src, sections.for_build(config), client)
     clean = kind.start_state(src, build, sections.for_cleanroom(config), client)
     gen = kind.generate(src, build, clean, sections.for_generate(config), client)
     stored = config.work_dir / "strength" / src.task_id

@@ -26,7 +26,6 @@ from taskfoundry.kinds.program.mutate.worker import MutantWorker
 from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.mutation.operators import Mutant, mutants_of
-from taskfoundry.pipeline import sections as shared
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
@@ -128,7 +127,7 @@ def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, 
     repo = make_repo(root / "mutcalc", {"mutcalc.c": MUTCALC_C, "Makefile": MAKEFILE, "README.md": README})
     config = Config(out=root / "out")
     src = source_stage(str(repo), config.sources, config.work_dir)
-    build = build_stage(src, shared.for_build(config), docker_client)
+    build = build_stage(src, sections.for_build(config), docker_client)
     strong, weak = root / "strong", root / "weak"
     write_suite(strong, {**_suite(True), "test_harness.py": HARNESS_TEST})
     write_suite(weak, _suite(False))
