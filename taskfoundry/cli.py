@@ -8,7 +8,6 @@ inside the commands.
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections.abc import Callable
@@ -20,6 +19,7 @@ import click
 
 from taskfoundry import runlog
 from taskfoundry.cli_server import embedded_server
+from taskfoundry.dotted import load
 from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.kinds.registry import KINDS, load_kind
 
@@ -45,8 +45,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in SUBCOMMANDS:
             return super().get_command(ctx, cmd_name)
-        module, _, attr = SUBCOMMANDS[cmd_name].partition(":")
-        found: click.Command | Callable[[], click.Command] = getattr(importlib.import_module(module), attr)
+        found: click.Command | Callable[[], click.Command] = load(SUBCOMMANDS[cmd_name])
         return found if isinstance(found, click.Command) else found()
 
 

@@ -16,7 +16,7 @@ from taskfoundry.config import Config
 from taskfoundry.kinds.feature import settings as feature
 from taskfoundry.kinds.function import settings as function
 from taskfoundry.kinds.program import settings as program
-from taskfoundry.kinds.program.testgen.base import GeneratorSettings
+from taskfoundry.kinds.program.settings import GeneratorSettings
 from taskfoundry.pipeline.build import BuildSettings
 
 Cut = Callable[[Config], BaseModel]

@@ -17,8 +17,9 @@ from taskfoundry.agent.scripted import bash, call, fail, submit
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.config import Config
 from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program.settings import AgentGenConfig
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
-from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig, Layout
+from taskfoundry.kinds.program.testgen.agent_support import Layout
 from taskfoundry.kinds.program.testgen.base import GenerationContext
 from taskfoundry.sandbox.local import LocalSandbox
 

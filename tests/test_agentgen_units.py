@@ -8,13 +8,14 @@ import pytest
 
 from taskfoundry.agent import AgentConfig, AgentResult, Usage
 from taskfoundry.config import Config
+from taskfoundry.kinds.program.settings import AgentGenConfig
 from taskfoundry.kinds.program.testgen.agent_gen import (
     AgentGenerator,
     _Budget,
     branch_name,
     find_behavioral_tests,
 )
-from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig, coverage_feedback, lint_notes
+from taskfoundry.kinds.program.testgen.agent_support import coverage_feedback, lint_notes
 from taskfoundry.kinds.program.testgen.base import make_generator
 from taskfoundry.naming import junit_file, junit_id, junit_name
 

@@ -9,7 +9,8 @@ import pytest
 from taskfoundry import sections
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
-from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig
+from taskfoundry.kinds.program.settings import ExplorerConfig
+from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import RunnerJob, install_runner
 from taskfoundry.kinds.program.testgen.writer import render_tests

@@ -264,6 +264,7 @@ def _fake_stages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         log=tmp_path / "log",
     )
     monkeypatch.setitem(registry.KINDS, FakeProgramKind.name, f"{__name__}:FakeProgramKind")
+    monkeypatch.setitem(sections.CUTS, FakeProgramKind.name, sections.CUTS["program"])
     monkeypatch.setattr(flow_tasks, "build_stage", lambda *args: _record("build", build))
     monkeypatch.setattr(flow_tasks, "docker_client", lambda: None)
     monkeypatch.setattr(flow_tasks, "_image_exists", lambda tag: True)

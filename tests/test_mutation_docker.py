@@ -19,11 +19,11 @@ from taskfoundry.agent.fake_server import FakeLLMServer
 from taskfoundry.config import Config
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.analyze import LIMITS, analyze
-from taskfoundry.kinds.program.mutate.models import MutationConfig
 from taskfoundry.kinds.program.mutate.rebuild import PROGRAM, rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
 from taskfoundry.kinds.program.results import CleanroomStage
+from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.pipeline.build import build_stage

@@ -18,7 +18,8 @@ from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned, plan
 from taskfoundry.kinds.program.mutate.worker import node_id
 from taskfoundry.models import load_json_model, save_json
-from taskfoundry.mutation.operators import OPERATORS, mutants_of
+from taskfoundry.mutation import OPERATORS
+from taskfoundry.mutation.operators import mutants_of
 
 C_SOURCE = b"""#include <stdio.h>
 #define LIMIT 10

@@ -10,7 +10,8 @@ import random
 import zipfile
 from pathlib import Path
 
-from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig
+from taskfoundry.kinds.program.settings import ExplorerConfig
+from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.inputs import Corpus, values_for
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.kinds.program.testgen.runtime_inputs import data_dirs, data_names, variants

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from taskfoundry.agent.model import Model, Usage
+from taskfoundry.dotted import choose
 from taskfoundry.errors import ConfigError
 
 Provider = Literal["openai", "anthropic"]
@@ -81,13 +81,10 @@ def resolve_api_key(config: ModelConfig, environ: Mapping[str, str]) -> str:
 
 def make_model(config: ModelConfig, environ: Mapping[str, str]) -> Model:
     """Build the backend for `config`, resolving its API key from `environ` (e.g. os.environ)."""
-    try:
-        target = BACKENDS[config.provider]
-    except KeyError:
-        raise ConfigError(
-            f"unknown provider {config.provider!r}; valid: {', '.join(sorted(BACKENDS))}"
-        ) from None
-    module_name, class_name = target.split(":")
-    backend = getattr(importlib.import_module(module_name), class_name)
+    backend = choose(
+        BACKENDS,
+        config.provider,
+        lambda known: ConfigError(f"unknown provider {config.provider!r}; valid: {known}"),
+    )
     model: Model = backend(config, api_key=resolve_api_key(config, environ))
     return model

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from taskfoundry.dotted import load
 from taskfoundry.errors import ConfigError
 
 DEFAULT = "program"
@@ -24,5 +24,4 @@ def check_name(name: str) -> str:
 
 def load_kind(name: str) -> Any:
     """An instance of the kind called `name` (typed by `kinds.base.make_kind`)."""
-    module, _, attr = KINDS[check_name(name)].partition(":")
-    return getattr(importlib.import_module(module), attr)()
+    return load(KINDS[check_name(name)])()

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from taskfoundry.kinds.program.cleanroom.shingles import EXT_LANGUAGE, parse
-from taskfoundry.kinds.program.mutate.models import OPERATORS
+from taskfoundry.mutation import OPERATORS
+from taskfoundry.syntax.languages import EXT_LANGUAGE
+from taskfoundry.syntax.parse import parse
 
 # token text -> replacements, by operator
 _REPLACE: dict[str, dict[str, tuple[str, ...]]] = {

@@ -11,11 +11,11 @@ Registry providers are a name -> "module:function" table, imported when used.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 from typing import Protocol
 
+from taskfoundry.dotted import load
 from taskfoundry.errors import SourceError
 from taskfoundry.sources import git, local
 from taskfoundry.sources.checkout import Checkout
@@ -46,13 +46,8 @@ def resolve_source(source: str, workdir: Path, config: SourceConfig | None = Non
 
 def provider(prefix: str) -> RegistryProvider:
     """The registry provider for `prefix`; an unknown prefix lists the known ones."""
-    try:
-        target = PROVIDERS[prefix]
-    except KeyError:
+    if prefix not in PROVIDERS:
         known = ", ".join(f"{p}:" for p in sorted(PROVIDERS))
-        raise SourceError(
-            f"unknown source type {prefix!r}: use a path, a git URL, or one of {known}"
-        ) from None
-    module, _, func = target.partition(":")
-    fetch: RegistryProvider = getattr(importlib.import_module(module), func)
+        raise SourceError(f"unknown source type {prefix!r}: use a path, a git URL, or one of {known}")
+    fetch: RegistryProvider = load(PROVIDERS[prefix])
     return fetch

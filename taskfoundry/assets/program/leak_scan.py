@@ -23,40 +23,6 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 SKIP_ROOTS = ("/proc", "/sys", "/dev")
-SOURCE_EXT = {
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".cxx",
-    ".c++",
-    ".hpp",
-    ".hh",
-    ".hxx",
-    ".rs",
-    ".go",
-    ".py",
-    ".pyi",
-    ".pyx",
-    ".java",
-    ".zig",
-    ".s",
-    ".S",
-    ".asm",
-    ".js",
-    ".ts",
-    ".cs",
-    ".kt",
-    ".swift",
-    ".scala",
-    ".m",
-    ".mm",
-    ".hs",
-    ".ml",
-    ".rb",
-    ".lua",
-    ".nim",
-}
 ARTIFACT_EXT = {
     ".o",
     ".obj",
@@ -213,6 +179,7 @@ class Scan:
         # the gold again, in a directory of root's (the worker's oracle that it cannot delete)
         self.reference = cfg.get("reference", "/reference/executable")
         self.gold = cfg["gold_sha256"]
+        self.source_ext = frozenset(cfg["source_ext"])  # taskfoundry.syntax.languages.PROGRAM_SOURCE
         self.worker = Worker(cfg["worker_uid"], cfg["worker_gid"])
         self.owned = dpkg_owned()
         self.sources = cfg.get("source_hashes", {})
@@ -360,7 +327,7 @@ class Scan:
     def check_name(self, path):
         name = os.path.basename(path)
         ext = os.path.splitext(name)[1]
-        if ext in SOURCE_EXT:
+        if ext in self.source_ext:
             self.add(path, "source_file", f"extension {ext}")
         elif ext in ARTIFACT_EXT:
             self.add(path, "build_artifact", f"extension {ext}")
@@ -385,7 +352,7 @@ class Scan:
                 self.add(path, match[0], f"same content as {match[1]} in the source")
         ext = os.path.splitext(path)[1]
         if (
-            ext in SOURCE_EXT
+            ext in self.source_ext
             or path.startswith(SYSTEM_STATE)
             or size == 0
             or size > self.cfg["max_text_bytes"]

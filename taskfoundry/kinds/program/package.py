@@ -31,9 +31,9 @@ from taskfoundry.models import (
     save_yaml,
 )
 from taskfoundry.pipeline.results import BuildStage, SourceResult
+from taskfoundry.syntax.languages import MEASURED
 
 Level = Literal["easy", "medium", "hard"]
-_CODE_EXT = {".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".py", ".java"}
 
 
 def grading_image(images: Images) -> str:
@@ -52,7 +52,7 @@ def difficulty(code_lines: int, runtime_deps: int) -> tuple[float, Level]:
 def code_lines(repo: Path) -> int:
     total = 0
     for path in repo.rglob("*"):
-        if path.suffix in _CODE_EXT and path.is_file() and "test" not in path.name:
+        if path.suffix in MEASURED and path.is_file() and "test" not in path.name:
             total += sum(1 for line in path.read_text(errors="replace").splitlines() if line.strip())
     return total
 

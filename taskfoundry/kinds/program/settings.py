@@ -1,32 +1,140 @@
-"""The program kind's settings: each of its stages' section of a `Config`, and the component
-sections they are made of (which `taskfoundry.config` composes into the run's `Config`)."""
+"""The program kind's settings: the component sections a `Config` composes (`explorer`,
+`agent`, `filter`, `mutation`) and each stage's own section, cut from a `Config` by
+`taskfoundry.sections`.
+
+Kept light (pydantic and constants): every program stage's cache key covers this module, so
+it imports no stage code; an edit of the explorer does not re-run the cleanroom.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from taskfoundry.agent.config import ModelConfig, Price
+from taskfoundry.agent.schema import AgentConfig
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.filter.run import FilterConfig
-from taskfoundry.kinds.program.mutate.models import MutationConfig
-from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig
-from taskfoundry.kinds.program.testgen.base import GeneratorSettings
-from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES
+from taskfoundry.mutation import OPERATORS
 from taskfoundry.pipeline.settings import StageSettings
 
-__all__ = [
-    "AgentGenConfig",
-    "CleanroomSettings",
-    "ExplorerConfig",
-    "FilterConfig",
-    "FilterSettings",
-    "GenerateSettings",
-    "MutationConfig",
-    "MutationSettings",
-    "PackageSettings",
-]
+Strategy = Literal["monolithic", "decomposed", "iterative"]
+
+AREAS = ("args", "config", "help", "io", "subcommands", "tui")
+
+
+def _default_model() -> ModelConfig:
+    price = Price(input_per_mtok=3.0, output_per_mtok=15.0)
+    return ModelConfig(provider="anthropic", model="claude-sonnet-4-5", prices={"claude-sonnet-4-5": price})
+
+
+class GenerationBudget(AgentConfig):
+    """The agent loop's config, with its step/cost/time limits as totals for a whole generation
+    (shared out over its runs) and defaults to match."""
+
+    step_limit: int | None = Field(default=200, ge=1, description="model calls, all runs together")
+    cost_limit: float | None = Field(default=10.0, gt=0, description="USD, all runs together")
+    time_limit: float | None = Field(default=5400.0, gt=0, description="wall-clock seconds in all")
+
+
+class AgentGenConfig(BaseModel):
+    """The `agent` section of the config: which model, which strategy, and the budgets."""
+
+    model_config = {"extra": "forbid"}
+
+    model: ModelConfig = Field(
+        default_factory=_default_model, description="provider, model, base_url, api_key_env, prices"
+    )
+    strategy: Strategy = Field("iterative", description="monolithic, decomposed or iterative")
+    budget: GenerationBudget = Field(
+        default_factory=GenerationBudget, description="the loop's config; its limits are totals"
+    )
+    areas: list[str] = Field(
+        default_factory=lambda: list(AREAS), description="decomposed: one run per area, in this order"
+    )
+    max_rounds: int = Field(3, ge=1, description="iterative: agent runs at most")
+    coverage_target: float = Field(0.9, ge=0, le=1, description="iterative: stop at this line rate")
+    min_gain: float = Field(0.5, ge=0, description="iterative: stop when a round adds fewer points")
+    harvest: bool = Field(True, description="port the repository's own behavioral tests")
+    review: bool = Field(True, description="lint + gold/dummy review after each submit")
+    suite_timeout: float = Field(600.0, gt=0, description="seconds one pytest run of the suite may take")
+
+
+class ExplorerConfig(BaseModel):
+    """Budgets and knobs of the explorer."""
+
+    seed: int = Field(0, description="seed for every random choice: same seed, same branch")
+    max_probes: int = Field(
+        600, description="probes run against the coverage build; more while coverage still grows"
+    )
+    patience: float = Field(
+        0.25,
+        description="past max_probes, go on until max_probes × this probes in a row reach no new line",
+    )
+    growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
+    max_seconds: float = Field(900, description="wall-time budget of exploration")
+    coverage_target: float = Field(0.95, description="stop once this line rate is reached")
+    batch: int = Field(40, description="probes per sandbox exec")
+    max_tests: int = Field(1000, description="tests kept at most")
+    max_feature_tests: int = Field(
+        300, description="tests kept for a new combination of options alone (no new line) at most"
+    )
+    probe_timeout: float = Field(5.0, description="seconds a probe may run")
+    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
+
+
+class FilterConfig(BaseModel):
+    gold_runs: int = Field(3, description="runs of the suite against the gold executable")
+    dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
+    parallel: int = Field(
+        2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
+    )
+
+
+class MutationConfig(BaseModel):
+    """Mutation analysis of the kept suite: a step of every program build."""
+
+    model_config = {"extra": "forbid"}
+
+    enabled: bool = Field(True, description="run mutation analysis after the filter")
+    budget: int = Field(
+        200, ge=0, description="mutants analysed at most (sampled from those on covered lines)"
+    )
+    seed: int = Field(0, description="seed of the sample: same seed, same mutants")
+    operators: list[str] = Field(default_factory=lambda: list(OPERATORS), description="operators to use")
+    workers: int = Field(2, ge=1, description="containers analysing mutants at the same time")
+    program_timeout: float = Field(
+        5.0, gt=0, description="seconds one run of a mutant may take before it counts as a hang"
+    )
+    output_cap: int = Field(
+        8 * 1024 * 1024, description="bytes of output one run may write before it counts as a flood"
+    )
+    build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
+    max_seconds: float = Field(1800, gt=0, description="wall-time budget; mutants left are not analysed")
+    guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
+    guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
+    guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")
+
+    @field_validator("operators")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(OPERATORS))
+        if unknown:
+            raise ValueError(f"unknown mutation operator(s) {unknown}; valid: {', '.join(OPERATORS)}")
+        return value
+
+
+class GeneratorSettings(BaseModel):
+    """What a generator reads of the config: which one runs, and its section."""
+
+    model_config = {"extra": "forbid", "frozen": True}
+
+    name: str = Field("explorer", description="a name of GENERATORS")
+    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
+    agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
+    dummies: tuple[str, ...] = Field(DUMMY_NAMES, description="the dummies the agent's reviewer runs")
 
 
 class CleanroomSettings(StageSettings):

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.kinds.program.cleanroom import shingles
 from taskfoundry.kinds.program.cleanroom.reports import Asset, AssetReport, Reason
+from taskfoundry.syntax.languages import ANY_SOURCE
 
 # Test, example and data directories; `fonts` for programs whose data is fonts (figlet).
 DATA_DIRS = {
@@ -81,75 +82,6 @@ COMMON_TEXT = {
     ".env",
     ".po",
     ".pot",
-}
-SOURCE = {
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".cxx",
-    ".c++",
-    ".hpp",
-    ".hh",
-    ".hxx",
-    ".rs",
-    ".go",
-    ".py",
-    ".pyi",
-    ".pyx",
-    ".pxd",
-    ".java",
-    ".zig",
-    ".s",
-    ".asm",
-    ".js",
-    ".mjs",
-    ".cjs",
-    ".ts",
-    ".cs",
-    ".kt",
-    ".swift",
-    ".scala",
-    ".m",
-    ".mm",
-    ".hs",
-    ".ml",
-    ".rb",
-    ".lua",
-    ".nim",
-    ".pl",
-    ".pm",
-    ".t",
-    ".php",
-    ".tcl",
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".fish",
-    ".bat",
-    ".ps1",
-    ".awk",
-    ".sed",
-    ".el",
-    ".vim",
-    ".r",
-    ".jl",
-    ".dart",
-    ".ex",
-    ".exs",
-    ".erl",
-    ".clj",
-    ".lisp",
-    ".scm",
-    ".f",
-    ".f90",
-    ".d",
-    ".v",
-    ".sv",
-    ".vhd",
-    ".y",
-    ".l",
-    ".sql",
 }
 BUILD_EXT = {".mk", ".cmake", ".in", ".am", ".ac", ".m4", ".ninja", ".def", ".rc"}
 BUILD_NAMES = {
@@ -251,7 +183,7 @@ def classify(rel: str, data: bytes) -> Reason:
     parts = rel.lower().split("/")
     lower = parts[-1]
     ext = Path(lower).suffix
-    if ext in SOURCE:
+    if ext in ANY_SOURCE:
         return "source"
     if lower in BUILD_NAMES or ext in BUILD_EXT:
         return "build_file"

@@ -30,6 +30,7 @@ from taskfoundry.kinds.program.cleanroom import assets, shingles
 from taskfoundry.kinds.program.cleanroom.docs import collect_docs
 from taskfoundry.kinds.program.cleanroom.reports import LeakFinding, LeakReport
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.syntax.languages import ANY_SOURCE, PROGRAM_SOURCE
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ def _is_doc(rel: Path) -> bool:
     if ext in _DOC_EXT or re.fullmatch(r"\.[1-8]\w*", ext):
         return True
     in_doc_dir = any(p.lower() in _DOC_DIRS for p in rel.parts[:-1])
-    code = ext in assets.SOURCE or ext in assets.BUILD_EXT or rel.name.lower() in assets.BUILD_NAMES
+    code = ext in ANY_SOURCE or ext in assets.BUILD_EXT or rel.name.lower() in assets.BUILD_NAMES
     return in_doc_dir and not code
 
 
@@ -200,6 +201,7 @@ def _run_remote(
     uid, gid = (int(x) for x in cfg.worker.split(":"))
     remote_cfg = {
         "gold_sha256": gold,
+        "source_ext": sorted(PROGRAM_SOURCE),
         "workspace": cfg.workspace,
         "worker_uid": uid,
         "worker_gid": gid,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import importlib
 import logging
 import re
 from collections.abc import Iterator
@@ -19,34 +18,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
+
+from taskfoundry.syntax.languages import EXT_LANGUAGE, GENERIC_CODE
+from taskfoundry.syntax.parse import GRAMMARS, language, parse
 
 log = logging.getLogger(__name__)
 
-GRAMMARS = {
-    "c": "tree_sitter_c",
-    "cpp": "tree_sitter_cpp",
-    "rust": "tree_sitter_rust",
-    "go": "tree_sitter_go",
-    "python": "tree_sitter_python",
-}
-EXT_LANGUAGE = {
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".rs": "rust",
-    ".go": "go",
-    ".py": "python",
-    ".pyi": "python",
-}
-# Code without a grammar here is tokenised by the C-like lexer alone.
-GENERIC_CODE = {".java", ".js", ".ts", ".zig", ".cs", ".kt", ".swift", ".scala", ".m", ".mm"}
 DEFINITIONS = {
     "c": "[(function_definition) (struct_specifier body: (_)) (enum_specifier body: (_))"
     " (union_specifier body: (_))] @def",
@@ -104,11 +82,6 @@ _LEXERS["cpp"] = _LEXERS["c"]
 
 
 @cache
-def language(name: str) -> Language:
-    return Language(importlib.import_module(GRAMMARS[name]).language())
-
-
-@cache
 def _definitions(name: str) -> Query:
     return Query(language(name), DEFINITIONS[name])
 
@@ -117,10 +90,6 @@ def _definitions(name: str) -> Query:
 def _lexer(name: str) -> re.Pattern[str]:
     comments, strings = _LEXERS[name]
     return re.compile("(?P<s>" + "|".join(strings) + ")|(?P<c>" + "|".join(comments) + ")|" + _TOKEN)
-
-
-def parse(data: bytes, lang: str) -> Tree:
-    return Parser(language(lang)).parse(data)
 
 
 # --- is this text source code? --------------------------------------------------------

@@ -12,22 +12,15 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.suite import suite_tarball
-from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
+from taskfoundry.kinds.program.filter.dummies import render_dummy
 from taskfoundry.kinds.program.filter.suite_run import (
     TestOutcome,
     cleanroom_workspace,
     run_suite,
     with_executable,
 )
+from taskfoundry.kinds.program.settings import FilterConfig
 from taskfoundry.models import DropRecord
-
-
-class FilterConfig(BaseModel):
-    gold_runs: int = Field(3, description="runs of the suite against the gold executable")
-    dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
-    parallel: int = Field(
-        2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
-    )
 
 
 class FilterResult(BaseModel):

@@ -19,10 +19,11 @@ from typing import TypeVar
 
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationConfig, MutationReport
+from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationReport
 from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan, rebuild_plan
 from taskfoundry.kinds.program.mutate.select import PerTestLines, Planned, plan
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
+from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 

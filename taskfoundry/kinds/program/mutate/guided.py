@@ -22,10 +22,11 @@ from pathlib import Path
 from taskfoundry.errors import GenerationError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.analyze import split_evenly, worker_box
-from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationConfig
+from taskfoundry.kinds.program.mutate.models import MutantRecord
 from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
-from taskfoundry.kinds.program.testgen.explorer import Explorer, ExplorerConfig, Kept, runtime_trace
+from taskfoundry.kinds.program.settings import ExplorerConfig, MutationConfig
+from taskfoundry.kinds.program.testgen.explorer import Explorer, Kept, runtime_trace
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.layout import COV_ROOT, COVERAGE, GOLD

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 MUTATION_SCHEMA_VERSION = 1
-#: what `operators.mutants_of` can change (docs/mutation.md describes each)
-OPERATORS = ("relational", "arithmetic", "logical", "negation", "constant", "statement", "return")
 
 #: killed: some test failed. survived: every test that reaches its line passed.
 #: build_failed: it does not compile (not counted). timeout: a run hung or flooded its
@@ -17,39 +15,6 @@ OPERATORS = ("relational", "arithmetic", "logical", "negation", "constant", "sta
 #: analysis itself failed on it (infrastructure, not counted).
 Status = Literal["killed", "survived", "build_failed", "timeout", "equivalent", "error"]
 STATUSES: tuple[Status, ...] = ("killed", "survived", "build_failed", "timeout", "equivalent", "error")
-
-
-class MutationConfig(BaseModel):
-    """Mutation analysis of the kept suite: a step of every program build."""
-
-    model_config = {"extra": "forbid"}
-
-    enabled: bool = Field(True, description="run mutation analysis after the filter")
-    budget: int = Field(
-        200, ge=0, description="mutants analysed at most (sampled from those on covered lines)"
-    )
-    seed: int = Field(0, description="seed of the sample: same seed, same mutants")
-    operators: list[str] = Field(default_factory=lambda: list(OPERATORS), description="operators to use")
-    workers: int = Field(2, ge=1, description="containers analysing mutants at the same time")
-    program_timeout: float = Field(
-        5.0, gt=0, description="seconds one run of a mutant may take before it counts as a hang"
-    )
-    output_cap: int = Field(
-        8 * 1024 * 1024, description="bytes of output one run may write before it counts as a flood"
-    )
-    build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
-    max_seconds: float = Field(1800, gt=0, description="wall-time budget; mutants left are not analysed")
-    guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
-    guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
-    guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")
-
-    @field_validator("operators")
-    @classmethod
-    def _known(cls, value: list[str]) -> list[str]:
-        unknown = sorted(set(value) - set(OPERATORS))
-        if unknown:
-            raise ValueError(f"unknown mutation operator(s) {unknown}; valid: {', '.join(OPERATORS)}")
-        return value
 
 
 class Counts(BaseModel):

@@ -21,9 +21,10 @@ from taskfoundry.assets import asset
 from taskfoundry.errors import MutationError
 from taskfoundry.grading import scripts
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationConfig, Status
+from taskfoundry.kinds.program.mutate.models import MutantRecord, Status
 from taskfoundry.kinds.program.mutate.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
 from taskfoundry.kinds.program.mutate.select import Planned
+from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.mutation.operators import Mutant

@@ -30,8 +30,8 @@ from taskfoundry.agent import (
 from taskfoundry.agent.prompts import load_template
 from taskfoundry.agent.schema import Budget
 from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program.settings import AgentGenConfig
 from taskfoundry.kinds.program.testgen.agent_support import (
-    AgentGenConfig,
     Layout,
     Lines,
     Reviewer,

@@ -16,11 +16,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
-
-from taskfoundry.agent import AgentConfig, CoverageFeedback, ModelConfig, Price, Round
+from taskfoundry.agent import CoverageFeedback, Round
 from taskfoundry.assets import asset
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.errors import TaskfoundryError
@@ -34,50 +32,11 @@ from taskfoundry.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
 
-Strategy = Literal["monolithic", "decomposed", "iterative"]
 Lines = dict[str, set[int]]
-AREAS = ("args", "config", "help", "io", "subcommands", "tui")
 PLUGIN_PATH = "/tmp/tf_agent_cov.py"  # assets/agent_cov.py: per-test coverage (pytest plugin)
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 # no bytecode in the tests dir; no third-party plugins (their start-up is most of a small run)
 QUIET_PYTEST = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-
-
-def _default_model() -> ModelConfig:
-    price = Price(input_per_mtok=3.0, output_per_mtok=15.0)
-    return ModelConfig(provider="anthropic", model="claude-sonnet-4-5", prices={"claude-sonnet-4-5": price})
-
-
-class GenerationBudget(AgentConfig):
-    """The agent loop's config, with its step/cost/time limits as totals for a whole generation
-    (shared out over its runs) and defaults to match."""
-
-    step_limit: int | None = Field(default=200, ge=1, description="model calls, all runs together")
-    cost_limit: float | None = Field(default=10.0, gt=0, description="USD, all runs together")
-    time_limit: float | None = Field(default=5400.0, gt=0, description="wall-clock seconds in all")
-
-
-class AgentGenConfig(BaseModel):
-    """The `agent` section of the config: which model, which strategy, and the budgets."""
-
-    model_config = {"extra": "forbid"}
-
-    model: ModelConfig = Field(
-        default_factory=_default_model, description="provider, model, base_url, api_key_env, prices"
-    )
-    strategy: Strategy = Field("iterative", description="monolithic, decomposed or iterative")
-    budget: GenerationBudget = Field(
-        default_factory=GenerationBudget, description="the loop's config; its limits are totals"
-    )
-    areas: list[str] = Field(
-        default_factory=lambda: list(AREAS), description="decomposed: one run per area, in this order"
-    )
-    max_rounds: int = Field(3, ge=1, description="iterative: agent runs at most")
-    coverage_target: float = Field(0.9, ge=0, le=1, description="iterative: stop at this line rate")
-    min_gain: float = Field(0.5, ge=0, description="iterative: stop when a round adds fewer points")
-    harvest: bool = Field(True, description="port the repository's own behavioral tests")
-    review: bool = Field(True, description="lint + gold/dummy review after each submit")
-    suite_timeout: float = Field(600.0, gt=0, description="seconds one pytest run of the suite may take")
 
 
 class SuiteRunError(TaskfoundryError):

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel, Field
-
 from taskfoundry.builders.recipe import Recipe
+from taskfoundry.dotted import choose
 from taskfoundry.errors import ConfigError
-from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES
-from taskfoundry.kinds.program.testgen.agent_support import AgentGenConfig
-from taskfoundry.kinds.program.testgen.explorer import ExplorerConfig
+from taskfoundry.kinds.program.settings import GeneratorSettings
 from taskfoundry.sandbox.base import Sandbox
-
-
-class GeneratorSettings(BaseModel):
-    """What a generator reads of the config: which one runs, and its section."""
-
-    model_config = {"extra": "forbid", "frozen": True}
-
-    name: str = Field("explorer", description="a name of GENERATORS")
-    explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)
-    agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
-    dummies: tuple[str, ...] = Field(DUMMY_NAMES, description="the dummies the agent's reviewer runs")
 
 
 @dataclass(frozen=True)
@@ -72,9 +57,6 @@ GENERATORS: dict[str, str] = {
 
 
 def make_generator(name: str) -> Generator:
-    if name not in GENERATORS:
-        raise ConfigError(f"unknown generator {name!r}; known: {', '.join(sorted(GENERATORS))}")
-    module, _, attr = GENERATORS[name].partition(":")
-    cls = getattr(importlib.import_module(module), attr)
+    cls = choose(GENERATORS, name, lambda known: ConfigError(f"unknown generator {name!r}; known: {known}"))
     generator: Generator = cls()
     return generator

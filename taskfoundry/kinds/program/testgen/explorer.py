@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from pydantic import BaseModel, Field
-
 from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen import runtime_inputs
 from taskfoundry.kinds.program.testgen.docexamples import Example
 from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
@@ -46,29 +45,6 @@ _TRACE = re.compile(
 
 def runtime_trace(out: Outcome) -> bool:
     return any(_TRACE.search(text or "") for text in (out.stdout, out.stderr))
-
-
-class ExplorerConfig(BaseModel):
-    """Budgets and knobs of the explorer."""
-
-    seed: int = Field(0, description="seed for every random choice: same seed, same branch")
-    max_probes: int = Field(
-        600, description="probes run against the coverage build; more while coverage still grows"
-    )
-    patience: float = Field(
-        0.25,
-        description="past max_probes, go on until max_probes × this probes in a row reach no new line",
-    )
-    growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
-    max_seconds: float = Field(900, description="wall-time budget of exploration")
-    coverage_target: float = Field(0.95, description="stop once this line rate is reached")
-    batch: int = Field(40, description="probes per sandbox exec")
-    max_tests: int = Field(1000, description="tests kept at most")
-    max_feature_tests: int = Field(
-        300, description="tests kept for a new combination of options alone (no new line) at most"
-    )
-    probe_timeout: float = Field(5.0, description="seconds a probe may run")
-    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
 
 
 @dataclass

@@ -10,8 +10,8 @@ import docker
 from taskfoundry import atomic
 from taskfoundry.assets import asset
 from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
-from taskfoundry.kinds.program.settings import GenerateSettings
-from taskfoundry.kinds.program.testgen.base import GenerationContext, GeneratorSettings, make_generator
+from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettings
+from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, SourceResult

@@ -12,6 +12,8 @@ import os
 import re
 from pathlib import Path
 
+from taskfoundry.syntax.languages import EXT_LANGUAGE
+
 # relative path prefixes never counted, whatever the repository
 ALWAYS = ("target/", "vendor/", ".cargo/", "third_party/", "third-party/", "build-aux/")
 _GL_BASE = re.compile(r"gl_SOURCE_BASE\(\[?([\w./-]+?)\]?\)")
@@ -49,7 +51,8 @@ _BANNER = re.compile(
 _GRAMMARS = (".re", ".y", ".yy", ".l", ".ll", ".rl", ".gperf")
 # only the C it writes: a header beside the grammar is often hand-written
 _GRAMMAR_OUTPUTS = frozenset((".c", ".cc", ".cpp", ".cxx"))
-_SOURCES = frozenset((".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".inc", ".def", ".go"))
+# C, C++ and Go sources, and the fragments C includes
+_SOURCES = frozenset(e for e, lang in EXT_LANGUAGE.items() if lang in ("c", "cpp", "go")) | {".inc", ".def"}
 _MAKEFILES = frozenset(("Makefile", "GNUmakefile", "makefile", "Makefile.am"))
 # an explicit make rule with prerequisites and a recipe, `$(SRCDIR)/case_fold_switch.inc:
 # data/CaseFolding.txt` then a tab-indented command (no % pattern, no `:=`; a rule without a
