@@ -116,7 +116,7 @@ def test_editing_code_invalidates_its_stage_and_the_ones_after(edited: str, firs
 
 
 def test_every_persisted_stage_task_is_keyed_on_its_code() -> None:
-    tasks = [flow_tasks.build_task, *kind_tasks(ProgramKind()).values()]
+    tasks = [flow_tasks.build_task, *kind_tasks(ProgramKind()).in_order()]
     assert [t.name for t in tasks] == ["build", "cleanroom", "generate", "lint", "filter", "mutation"]
     for i, task_ in enumerate(tasks):
         policies = getattr(task_.cache_policy, "policies", [])

@@ -47,15 +47,15 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
     # a kind with no program to build (function, feature: a library) skips the shared build stage
     builds = kind.builds_program
     build = run_stage(stage_log, config, build_task, src, sections.for_build(config)) if builds else None
-    start = run_stage(stage_log, config, parts["start_state"], name, src, build, section("start_state"))
-    suite = run_stage(stage_log, config, parts["generate"], name, src, build, start, section("generate"))
-    review = run_stage(stage_log, config, parts["review"], name, suite)
-    verdict = run_stage(stage_log, config, parts["validate"], name, suite, review, start, section("validate"))
-    if "strengthen" in parts:  # the suite it hands on may hold tests it added
+    start = run_stage(stage_log, config, parts.start_state, name, src, build, section("start_state"))
+    suite = run_stage(stage_log, config, parts.generate, name, src, build, start, section("generate"))
+    review = run_stage(stage_log, config, parts.review, name, suite)
+    verdict = run_stage(stage_log, config, parts.validate, name, suite, review, start, section("validate"))
+    if parts.strengthen is not None:  # the suite it hands on may hold tests it added
         suite, verdict = run_stage(
             stage_log,
             config,
-            parts["strengthen"],
+            parts.strengthen,
             name,
             src,
             build,

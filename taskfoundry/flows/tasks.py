@@ -13,7 +13,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from prefect import task
 from prefect.states import State
@@ -33,6 +33,8 @@ from taskfoundry.sandbox.docker import docker_client
 from taskfoundry.sources import SourceConfig
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 BUILD = build_stage.__module__
@@ -55,7 +57,7 @@ def build_task(src: SourceResult, settings: BuildSettings) -> BuildStage:
 
 
 @task(persist_result=True)
-def start_state_task(kind: str, src: SourceResult, build: BuildStage, settings: Any) -> Any:
+def start_state_task(kind: str, src: SourceResult, build: BuildStage | None, settings: Any) -> Any:
     the_kind = make_kind(kind)
     slot = docker_build_slot() if the_kind.stages["start_state"].docker_builds else nullcontext()
     with slot:
@@ -63,7 +65,7 @@ def start_state_task(kind: str, src: SourceResult, build: BuildStage, settings: 
 
 
 @task(persist_result=True)
-def generate_task(kind: str, src: SourceResult, build: BuildStage, start: Any, settings: Any) -> Any:
+def generate_task(kind: str, src: SourceResult, build: BuildStage | None, start: Any, settings: Any) -> Any:
     with model_slot(bool(getattr(settings, "uses_model", False))):
         return make_kind(kind).generate(src, build, start, settings, docker_client())
 
@@ -82,7 +84,7 @@ def validate_task(kind: str, suite: Any, review: Any, start: Any, settings: Any)
 def strengthen_task(
     kind: str,
     src: SourceResult,
-    build: BuildStage,
+    build: BuildStage | None,
     start: Any,
     suite: Any,
     review: Any,
@@ -95,13 +97,20 @@ def strengthen_task(
         return the_kind.strengthen(src, build, start, suite, review, verdict, settings, docker_client())
 
 
-PART_TASKS: dict[Part, Task[..., Any]] = {
-    "start_state": start_state_task,
-    "generate": generate_task,
-    "review": review_task,
-    "validate": validate_task,
-    "strengthen": strengthen_task,
-}
+@dataclass(frozen=True)
+class PartTasks:
+    """A kind's parts as tasks, each typed as its function: `run_stage` checks every call."""
+
+    start_state: Task[[str, SourceResult, BuildStage | None, Any], Any]
+    generate: Task[[str, SourceResult, BuildStage | None, Any, Any], Any]
+    review: Task[[str, Any], Any]
+    validate: Task[[str, Any, Any, Any, Any], Any]
+    strengthen: Task[[str, SourceResult, BuildStage | None, Any, Any, Any, Any, Any], tuple[Any, Any]] | None
+
+    def in_order(self) -> list[Task[..., Any]]:
+        """The tasks the kind declares, in run order."""
+        found = [self.start_state, self.generate, self.review, self.validate, self.strengthen]
+        return [t for t in found if t is not None]
 
 
 def kind_pipeline(kind: TaskKind[Any, Any, Any, Any]) -> tuple[str, ...]:
@@ -109,20 +118,28 @@ def kind_pipeline(kind: TaskKind[Any, Any, Any, Any]) -> tuple[str, ...]:
     return (BUILD, *(kind.stages[part].module for part in PARTS if part in kind.stages))
 
 
-def kind_tasks(kind: TaskKind[Any, Any, Any, Any]) -> dict[Part, Task[..., Any]]:
+def kind_tasks(kind: TaskKind[Any, Any, Any, Any]) -> PartTasks:
     """The kind's parts as tasks: named as the kind names them, keyed on their own code."""
     pipeline = kind_pipeline(kind)
-    return {
-        part: PART_TASKS[part].with_options(name=stage.name, cache_policy=stage_cache(pipeline, stage.module))
-        for part, stage in kind.stages.items()
-    }
+
+    def made(fn: Task[P, R], part: Part) -> Task[P, R]:
+        stage = kind.stages[part]
+        return fn.with_options(name=stage.name, cache_policy=stage_cache(pipeline, stage.module))
+
+    return PartTasks(
+        start_state=made(start_state_task, "start_state"),
+        generate=made(generate_task, "generate"),
+        review=made(review_task, "review"),
+        validate=made(validate_task, "validate"),
+        strengthen=made(strengthen_task, "strengthen") if "strengthen" in kind.stages else None,
+    )
 
 
 @task(name="package")
 def package_task(
     kind: str,
     src: SourceResult,
-    build: BuildStage,
+    build: BuildStage | None,
     start: Any,
     suite: Any,
     review: Any,
@@ -157,14 +174,15 @@ def _image_exists(tag: str) -> bool:
         client.close()
 
 
-def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: Any) -> Any:
-    """Run one stage task; on a cache hit whose result is stale, run it again fresh.
+def run_stage(stage_log: StageLog, config: Config, fn: Task[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run one stage task with `args`, typed as the task's function; on a cache hit whose
+    result is stale, run it again fresh.
 
     What the stage raised comes out as a StageError naming it: only this wrapper knows
     which stage was running."""
     start = time.monotonic()
     try:
-        result, cached = _run(stage_log, config, fn, args)
+        result, cached = _run(stage_log, config, fn, args, kwargs)
     except StageError:
         raise
     except TaskfoundryError as exc:
@@ -173,21 +191,23 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[..., Any], *args: An
     stage_log.seconds[name] = time.monotonic() - start
     stage_log.cached[name] = cached
     progress.stage_done(stage_log.source, name, cached, stage_log.seconds[name])
-    return result
+    return cast(R, result)
 
 
-def _run(stage_log: StageLog, config: Config, fn: Task[..., Any], args: tuple[Any, ...]) -> tuple[Any, bool]:
+def _run(
+    stage_log: StageLog, config: Config, fn: Task[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, bool]:
     persisted = bool(fn.persist_result)
     resumable = persisted and config.orchestration.resume
     if persisted:
         fn = fn.with_options(result_storage=result_storage(config), refresh_cache=not resumable)
-    state = cast(State[Any], fn(*args, return_state=True))
+    state = cast(State[Any], fn(*args, **kwargs, return_state=True))
     result = state.result()  # raises the stage's own error when it failed
     cached = state.name == "Cached"
     reason = stale_reason(result, _image_exists, shared_root(config)) if cached else None
     if reason:
         log.warning("%s: cached %s result is stale (%s); running it again", stage_log.source, fn.name, reason)
-        return fn.with_options(refresh_cache=True)(*args), False
+        return fn.with_options(refresh_cache=True)(*args, **kwargs), False
     if cached and isinstance(getattr(result, "built", None), bool):
         result = result.model_copy(update={"built": False})  # this run built no image
     return result, cached

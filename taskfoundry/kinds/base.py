@@ -50,14 +50,19 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
     builds_program: ClassVar[bool]
 
     def start_state(
-        self, src: SourceResult, build: BuildStage, settings: Any, client: docker.DockerClient
+        self, src: SourceResult, build: BuildStage | None, settings: Any, client: docker.DockerClient
     ) -> StartT:
         """What the worker gets, with everything else stripped (the program kind: the
         cleanroom image, leak-scanned)."""
         ...
 
     def generate(
-        self, src: SourceResult, build: BuildStage, start: StartT, settings: Any, client: docker.DockerClient
+        self,
+        src: SourceResult,
+        build: BuildStage | None,
+        start: StartT,
+        settings: Any,
+        client: docker.DockerClient,
     ) -> SuiteT:
         """The hidden suite (one branch)."""
         ...
@@ -75,7 +80,7 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
     def strengthen(
         self,
         src: SourceResult,
-        build: BuildStage,
+        build: BuildStage | None,
         start: StartT,
         suite: SuiteT,
         review: ReviewT,
@@ -91,7 +96,7 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
     def package(
         self,
         src: SourceResult,
-        build: BuildStage,
+        build: BuildStage | None,
         start: StartT,
         suite: SuiteT,
         review: ReviewT,
@@ -121,7 +126,7 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
 
 def unchanged(
     src: SourceResult,
-    build: BuildStage,
+    build: BuildStage | None,
     start: object,
     suite: SuiteT,
     review: object,
@@ -131,6 +136,14 @@ def unchanged(
 ) -> tuple[SuiteT, VerdictT]:
     """`strengthen` of a kind that does not strengthen its suites (and declares no such stage)."""
     return suite, verdict
+
+
+def built(build: BuildStage | None) -> BuildStage:
+    """The build of a kind that builds its program (`builds_program`): the flow always runs the
+    build stage for one, so None here is a fault of the caller."""
+    if build is None:
+        raise TypeError("a kind that builds its program was handed no build")
+    return build
 
 
 def make_kind(name: str) -> TaskKind[Any, Any, Any, Any]:

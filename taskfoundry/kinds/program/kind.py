@@ -11,7 +11,7 @@ import docker
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.task import evaluate_task, load_task
-from taskfoundry.kinds.base import KindStage, Part, TaskKind
+from taskfoundry.kinds.base import KindStage, Part, TaskKind, built
 from taskfoundry.kinds.program.cleanroom.stage import start_state
 from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
@@ -21,7 +21,12 @@ from taskfoundry.kinds.program.testgen.stage import generate_stage
 
 if TYPE_CHECKING:
     from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
-    from taskfoundry.kinds.program.settings import PackageSettings
+    from taskfoundry.kinds.program.settings import (
+        CleanroomSettings,
+        GenerateSettings,
+        MutationSettings,
+        PackageSettings,
+    )
     from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 
@@ -41,16 +46,42 @@ class ProgramKind:
         "strengthen": KindStage("mutation", mutation_stage.__module__, docker_builds=True),
     }
 
-    start_state = staticmethod(start_state)
-    generate = staticmethod(generate_stage)
     review = staticmethod(lint_stage)
     validate = staticmethod(filter_stage)
-    strengthen = staticmethod(mutation_stage)
+
+    @staticmethod
+    def start_state(
+        src: SourceResult, build: BuildStage | None, settings: CleanroomSettings, client: docker.DockerClient
+    ) -> CleanroomStage:
+        return start_state(src, built(build), settings, client)
+
+    @staticmethod
+    def generate(
+        src: SourceResult,
+        build: BuildStage | None,
+        start: CleanroomStage,
+        settings: GenerateSettings,
+        client: docker.DockerClient,
+    ) -> GenerateStage:
+        return generate_stage(src, built(build), start, settings, client)
+
+    @staticmethod
+    def strengthen(
+        src: SourceResult,
+        build: BuildStage | None,
+        start: CleanroomStage,
+        suite: GenerateStage,
+        review: LintStage,
+        verdict: FilterStage,
+        settings: MutationSettings,
+        client: docker.DockerClient,
+    ) -> tuple[GenerateStage, FilterStage]:
+        return mutation_stage(src, built(build), start, suite, review, verdict, settings, client)
 
     @staticmethod
     def package(
         src: SourceResult,
-        build: BuildStage,
+        build: BuildStage | None,
         start: CleanroomStage,
         suite: GenerateStage,
         review: LintStage,
@@ -60,7 +91,9 @@ class ProgramKind:
         stage_seconds: dict[str, float],
     ) -> list[Path]:
         """One task per source: the package stage's directory."""
-        return [package_stage(src, build, start, suite, review, verdict, settings, client, stage_seconds)]
+        return [
+            package_stage(src, built(build), start, suite, review, verdict, settings, client, stage_seconds)
+        ]
 
     def grade(
         self,
