@@ -109,7 +109,13 @@ class PartTasks:
 
     def in_order(self) -> list[Task[..., Any]]:
         """The tasks the kind declares, in run order."""
-        found = [self.start_state, self.generate, self.review, self.validate, self.strengthen]
+        found: list[Task[..., Any] | None] = [
+            self.start_state,
+            self.generate,
+            self.review,
+            self.validate,
+            self.strengthen,
+        ]
         return [t for t in found if t is not None]
 
 
