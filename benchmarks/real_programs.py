@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from taskfoundry.builders.agent import resolve_recipe
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, GOLD_DONE, BuildResult, run_build
+from taskfoundry.builders.resolve import resolve_recipe
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.images.base import BaseImageConfig, ensure_base_image
 from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes

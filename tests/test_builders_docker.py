@@ -13,8 +13,9 @@ import pytest
 
 from taskfoundry.agent import AgentConfig
 from taskfoundry.agent.scripted import ScriptedModel, bash, submit
-from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig, resolve_recipe
+from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
+from taskfoundry.builders.resolve import resolve_recipe
 from taskfoundry.errors import BuildError, ImageError
 from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.naming import TaskNames, work_dir

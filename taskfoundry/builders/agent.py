@@ -19,10 +19,9 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.agent import AgentConfig, AgentTask, Model, ModelConfig, Round, run_agent
 from taskfoundry.builders import agent_prompts
-from taskfoundry.builders.detect import detect_recipe
 from taskfoundry.builders.pick import c_language, source_files
 from taskfoundry.builders.recipe import CoverageKind, Recipe
-from taskfoundry.errors import BuildError, NoBuildSystem
+from taskfoundry.errors import BuildError
 from taskfoundry.naming import TaskNames
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -54,24 +53,6 @@ class BuildAgent:
 
     model: Model
     config: BuildAgentConfig
-
-
-def resolve_recipe(
-    checkout: Checkout,
-    executable: str | None,
-    image: str,
-    client: docker.DockerClient,
-    names: TaskNames,
-    agent: BuildAgent | None = None,
-) -> Recipe:
-    """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
-    try:
-        return detect_recipe(checkout.path, executable, checkout.repo)
-    except NoBuildSystem as exc:
-        if agent is None:
-            raise
-        log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
-        return agent_recipe(checkout, image, client, names, agent)
 
 
 def agent_recipe(

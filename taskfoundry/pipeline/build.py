@@ -10,8 +10,9 @@ import docker
 from pydantic import Field
 
 from taskfoundry.agent.config import make_model
-from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig, resolve_recipe
+from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig
 from taskfoundry.builders.build import GOLD, run_build
+from taskfoundry.builders.resolve import resolve_recipe
 from taskfoundry.images.base import BaseImageConfig, ensure_base_image
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS, StageSettings

@@ -1,0 +1,35 @@
+"""The entry to every recipe: detected from the repository, or, when nothing is detected and
+a model is configured, written by the build agent (`builders.agent`)."""
+
+from __future__ import annotations
+
+import logging
+
+import docker
+
+from taskfoundry.builders.agent import BuildAgent, agent_recipe
+from taskfoundry.builders.detect import detect_recipe
+from taskfoundry.builders.recipe import Recipe
+from taskfoundry.errors import NoBuildSystem
+from taskfoundry.naming import TaskNames
+from taskfoundry.sources import Checkout
+
+log = logging.getLogger(__name__)
+
+
+def resolve_recipe(
+    checkout: Checkout,
+    executable: str | None,
+    image: str,
+    client: docker.DockerClient,
+    names: TaskNames,
+    agent: BuildAgent | None = None,
+) -> Recipe:
+    """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
+    try:
+        return detect_recipe(checkout.path, executable, checkout.repo)
+    except NoBuildSystem as exc:
+        if agent is None:
+            raise
+        log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
+        return agent_recipe(checkout, image, client, names, agent)
