@@ -151,3 +151,9 @@ class TaskNames:
 def eval_path(run_dir: Path, task_id: str) -> Path:
     """Where `taskfoundry eval` writes one task's result in a run directory."""
     return run_dir / task_id / f"{task_id}.eval.json"
+
+
+def grading_image(images: Images) -> str:
+    """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
+    for its evaluator only; the worker gets `task_cleanroom`."""
+    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"

@@ -31,8 +31,8 @@ from taskfoundry.grading import compile as compile_phase
 from taskfoundry.grading import steps as harness_steps
 from taskfoundry.grading.task import TaskSpec
 from taskfoundry.images.build import read_image_path
-from taskfoundry.kinds.program.package import grading_image
 from taskfoundry.layout import REFERENCE_EXECUTABLE
+from taskfoundry.naming import grading_image
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 

@@ -16,8 +16,8 @@ import docker
 from taskfoundry.catalog.records import TaskRecord
 from taskfoundry.errors import ReleaseError
 from taskfoundry.images.build import image_exists, tag_alias
-from taskfoundry.kinds.program.package import grading_image
 from taskfoundry.models import Images
+from taskfoundry.naming import grading_image
 
 
 def release_images(

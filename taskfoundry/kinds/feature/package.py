@@ -40,7 +40,6 @@ from taskfoundry.kinds.feature.scan import STEERING
 from taskfoundry.kinds.feature.selfcheck import keep_checked, leak_lines
 from taskfoundry.kinds.feature.settings import FeatureSettings
 from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
-from taskfoundry.kinds.program.package import difficulty
 from taskfoundry.layout import WORKSPACE
 from taskfoundry.models import (
     Branch,
@@ -51,6 +50,7 @@ from taskfoundry.models import (
     save_yaml,
 )
 from taskfoundry.naming import TaskNames, feature_task_id, tasks_dir
+from taskfoundry.pipeline.difficulty import difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 import docker
 
@@ -22,7 +20,6 @@ from taskfoundry.layout import REFERENCE_DIR
 from taskfoundry.models import (
     Branch,
     IgnoredTest,
-    Images,
     TaskStats,
     TaskYaml,
     TestsJson,
@@ -30,31 +27,9 @@ from taskfoundry.models import (
     save_json,
     save_yaml,
 )
+from taskfoundry.naming import grading_image
+from taskfoundry.pipeline.difficulty import code_lines, difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
-from taskfoundry.syntax.languages import MEASURED
-
-Level = Literal["easy", "medium", "hard"]
-
-
-def grading_image(images: Images) -> str:
-    """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
-    for its evaluator only; the worker gets `task_cleanroom`."""
-    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
-
-
-def difficulty(code_lines: int, runtime_deps: int) -> tuple[float, Level]:
-    """ProgramBench §8.4: clamp(log10(lines) + log10(1 + deps) - 2, 0, 10)."""
-    score = math.log10(max(code_lines, 1)) + math.log10(1 + runtime_deps) - 2
-    score = round(min(max(score, 0.0), 10.0), 3)
-    return score, "easy" if score < 2 else "medium" if score < 4 else "hard"
-
-
-def code_lines(repo: Path) -> int:
-    total = 0
-    for path in repo.rglob("*"):
-        if path.suffix in MEASURED and path.is_file() and "test" not in path.name:
-            total += sum(1 for line in path.read_text(errors="replace").splitlines() if line.strip())
-    return total
 
 
 def reference_solution(src: SourceResult, build: BuildStage, client: docker.DockerClient) -> bytes:
