@@ -50,7 +50,7 @@ _BANNER = re.compile(
 # a tool's grammar beside the C file it writes: scanners.re -> scanners.c, parse.y -> parse.c
 _GRAMMARS = (".re", ".y", ".yy", ".l", ".ll", ".rl", ".gperf")
 # only the C it writes: a header beside the grammar is often hand-written
-_GRAMMAR_OUTPUTS = frozenset((".c", ".cc", ".cpp", ".cxx"))
+_GRAMMAR_OUTPUTS = frozenset(e for e, lang in EXT_LANGUAGE.items() if lang in ("c", "cpp") and "h" not in e)
 # C, C++ and Go sources, and the fragments C includes
 _SOURCES = frozenset(e for e, lang in EXT_LANGUAGE.items() if lang in ("c", "cpp", "go")) | {".inc", ".def"}
 _MAKEFILES = frozenset(("Makefile", "GNUmakefile", "makefile", "Makefile.am"))
