@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
     graph = dict(import_graph(args.package))
     table = layer_table()
-    broken = functools.reduce(lambda n, _: n + 1, table.violations(graph), 0)
+    broken = len(table.violations(graph))
     every = sorted(args.package.rglob("*.py"))  # the container scripts too
     sizes = sorted(
         ((len(p.read_text().splitlines()), p.relative_to(args.package)) for p in every), reverse=True
