@@ -94,8 +94,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # what every kind implements (kinds.base) and how one is chosen by name (kinds.registry,
     # by dotted name: no import arrow up to the kinds)
     ("seam", ("kinds", "kinds.base", "kinds.registry")),
-    ("shared stages", ("pipeline", "grading")),
+    ("shared stages", ("pipeline",)),
     ("libraries", ("builders", "sources", "linters", "mutation", "syntax")),
+    # the harness and the evaluator's library: below every stage that runs a suite
+    ("grading", ("grading",)),
     ("base libraries", ("sandbox", "images", "agent")),
     ("core", ("", "naming", "errors", "models", "store", "atomic", "layout", "dotted", "assets")),
 ]
