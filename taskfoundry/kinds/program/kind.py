@@ -12,7 +12,7 @@ from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.task import evaluate_task, load_task
 from taskfoundry.kinds.base import KindStage, Part, TaskKind, built
-from taskfoundry.kinds.program.cleanroom.stage import start_state
+from taskfoundry.kinds.program.cleanroom.stage import start_state as cleanroom
 from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.kinds.program.mutate.stage import mutation_stage
@@ -38,7 +38,7 @@ class ProgramKind:
     name: ClassVar[str] = "program"
     builds_program: ClassVar[bool] = True
     stages: ClassVar[Mapping[Part, KindStage]] = {
-        "start_state": KindStage("cleanroom", start_state.__module__, docker_builds=True),
+        "start_state": KindStage("cleanroom", cleanroom.__module__, docker_builds=True),
         "generate": KindStage("generate", generate_stage.__module__),
         "review": KindStage("lint", lint_stage.__module__),
         "validate": KindStage("filter", filter_stage.__module__),
@@ -53,7 +53,7 @@ class ProgramKind:
     def start_state(
         src: SourceResult, build: BuildStage | None, settings: CleanroomSettings, client: docker.DockerClient
     ) -> CleanroomStage:
-        return start_state(src, built(build), settings, client)
+        return cleanroom(src, built(build), settings, client)
 
     @staticmethod
     def generate(

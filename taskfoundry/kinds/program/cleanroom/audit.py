@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from taskfoundry.errors import TaskfoundryError
+from taskfoundry.errors import LeakError, TaskfoundryError
+from taskfoundry.grading.gold import read_gold
 from taskfoundry.kinds.program.cleanroom.assets import AssetReport
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.integrity import check_integrity
@@ -133,11 +134,12 @@ def audit_command(
 
 def audit_integrity(image: str, source_visible: bool) -> IntegrityReport:
     """The worker's attacks on the image's gold (cleanroom.integrity)."""
-    from taskfoundry.sandbox.docker import DockerSandbox, docker_client
+    from taskfoundry.sandbox.docker import docker_client
 
     client = docker_client()
-    with DockerSandbox(image, SandboxLimits(), client=client) as box:
-        gold = box.get_file(WORKSPACE_EXECUTABLE)
+    gold = read_gold(client, image)  # the grader's reading of it: the image's layers, no container
+    if gold is None:
+        raise LeakError(f"{image}: no {WORKSPACE_EXECUTABLE} to attack")
     return check_integrity(client, image, linkage(gold), source_visible=source_visible)
 
 
