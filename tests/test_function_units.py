@@ -154,6 +154,22 @@ def test_trivial_bodies_and_mutants_are_valid_modules(pyfuncs) -> None:  # type:
         compile(text, "variant.py", "exec")
 
 
+def test_mutants_come_from_the_one_engine_and_touch_only_the_function() -> None:
+    """The function kind mutates with `mutation.operators`, like the program kind: a change
+    outside the function (the other function, the module's constant) is never a mutant."""
+    module = (
+        "LIMIT = 3\n\n\ndef other(a):\n    return a + 1\n\n\n"
+        "def f(x, y):\n    if x < y:\n        return x * 2\n    return y\n"
+    )
+    found = mutants(module, "f", 50)
+    assert len(found) >= 4
+    head = module[: module.index("def f")]
+    for text in found.values():
+        assert text.startswith(head) and text != module
+        compile(text, "mutant.py", "exec")
+    assert any("x <= y" in t or "x >= y" in t for t in found.values())  # the engine's relational swap
+
+
 def test_the_prompt_has_the_signature_and_docstring_but_no_body(pyfuncs) -> None:  # type: ignore[no-untyped-def]
     _, candidates = pyfuncs
     text = prompt(candidates["wrap_words"])
