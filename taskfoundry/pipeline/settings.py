@@ -1,9 +1,9 @@
 """What every stage's config section holds, and the limits of the containers probes run in.
 
 Each stage receives its own section (a subclass of `StageSettings`, declared in its kind's
-`settings.py`, or beside a shared stage), never the whole `Config`: the section is part of the stage's cache key, so a
-field the stage does not read cannot re-run it. `taskfoundry.sections` cuts them out of
-a `Config`.
+`settings.py`, or beside a shared stage), never the whole `Config`: the section is part of
+the stage's cache key, so a field the stage does not read cannot re-run it.
+`taskfoundry.sections` cuts them out of a `Config`.
 """
 
 from __future__ import annotations
