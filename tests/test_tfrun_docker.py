@@ -22,7 +22,6 @@ import json, os, sys
 sys.path.insert(0, "/tmp/t/eval/tests")
 os.environ["TF_PROGRAM_UID"] = "2000"
 import tfrun
-from taskfoundry.assets import asset
 if sys.argv[1] == "off":
     tfrun._remove_unsafe = lambda top: None
 work = "/tmp/t/work"
