@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -326,3 +328,64 @@ def test_go_build_id_is_blanked_before_the_equivalence_hash(tmp_path: Path) -> N
     other = digest(b"\x7fELF edoc BUILDID-cccc more code")
     assert same_a == same_b != other
     assert same_a.strip() != hashlib.sha256(b"\x7fELF code BUILDID-aaaa more code").hexdigest()
+
+
+def _stage_inputs(tmp_path: Path) -> tuple[Any, Any, Any]:
+    from taskfoundry.kinds.program.results import FilterStage, GenerateStage
+    from taskfoundry.models import CoverageReport
+
+    empty = CoverageReport.from_lines({}, {})
+    gen = GenerateStage(
+        branch="b", suite=tmp_path, tests=["t"], generated=1, probes_run=1, exhausted=None, coverage=empty
+    )
+    filt = FilterStage(kept=["t"], dropped={}, dummy_pass_rate=0, coverage=empty)
+    report = MutationReport.from_records([_record("killed"), _record("survived")], budget=2, seed=0)
+    return gen, filt, report
+
+
+def test_the_stage_budget_bounds_the_guided_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the stage's deadline the guided step is not started: the first analysis stands,
+    marked `exhausted: time`, and the summary says why."""
+    from taskfoundry.kinds.program.mutate import stage
+    from taskfoundry.kinds.program.settings import MutationSettings
+
+    def never(*args: object) -> None:
+        raise AssertionError("the guided step ran past the stage's deadline")
+
+    monkeypatch.setattr(stage, "_guided_tests", never)
+    gen, filt, report = _stage_inputs(tmp_path)
+    settings = MutationSettings(out=tmp_path, namespace="t")
+    past = time.monotonic() - 1
+    suite, verdict = stage.strengthen(None, None, None, gen, filt, report, settings, None, past)  # type: ignore[arg-type]
+    assert suite is gen and verdict.mutation is not None
+    assert verdict.mutation.exhausted == "time" and verdict.mutation.score == report.score
+    assert verdict.mutation.guided and "time budget" in (verdict.mutation.guided.error or "")
+
+
+def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first analysis and the guided step share the deadline the stage set at its start
+    (before, each got `max_seconds` of its own)."""
+    from types import SimpleNamespace
+
+    from taskfoundry.kinds.program.mutate import stage
+    from taskfoundry.kinds.program.settings import MutationConfig, MutationSettings
+
+    gen, filt, report = _stage_inputs(tmp_path)
+    seen: dict[str, float] = {}
+
+    def analyze(*args: object) -> MutationReport:
+        seen["analyze"] = float(args[-1])  # type: ignore[arg-type]
+        return report
+
+    def strengthen(*args: object) -> tuple[object, object]:
+        seen["strengthen"] = float(args[-1])  # type: ignore[arg-type]
+        return gen, filt
+
+    monkeypatch.setattr(stage, "analyze", analyze)
+    monkeypatch.setattr(stage, "strengthen", strengthen)
+    settings = MutationSettings(out=tmp_path, namespace="t", mutation=MutationConfig(max_seconds=60))
+    src, build = SimpleNamespace(path=tmp_path, task_id="t"), SimpleNamespace(image="i", recipe=None)
+    start = time.monotonic()
+    stage.mutation_stage(src, build, None, gen, None, filt, settings, None)  # type: ignore[arg-type]
+    assert seen["analyze"] == seen["strengthen"]
+    assert start + 60 <= seen["analyze"] <= time.monotonic() + 60

@@ -112,7 +112,12 @@ class MutationConfig(BaseModel):
         8 * 1024 * 1024, description="bytes of output one run may write before it counts as a flood"
     )
     build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
-    max_seconds: float = Field(1800, gt=0, description="wall-time budget; mutants left are not analysed")
+    max_seconds: float = Field(
+        1800,
+        gt=0,
+        description="wall-time budget of the whole stage (first analysis, guided step, second "
+        "analysis); what is left is not started, and the report says exhausted: time",
+    )
     guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
     guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
     guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")

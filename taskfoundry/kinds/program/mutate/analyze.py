@@ -32,7 +32,9 @@ LIMITS = SandboxLimits(memory_mb=2048, pids=1024, output_bytes=16 * 1024 * 1024)
 
 
 @dataclass
-class _Done:
+class Done:
+    """What a run of planned mutants gave back: records, flaky tests, and whether time ran out."""
+
     records: list[MutantRecord] = field(default_factory=list)
     unreliable: set[str] = field(default_factory=set)
     out_of_time: bool = False
@@ -47,10 +49,12 @@ def analyze(
     per_test_lines: PerTestLines,
     config: MutationConfig,
     harness: EvalConfig,
+    deadline: float | None = None,
 ) -> MutationReport:
     """Mutation analysis of the kept tests of `suite` (a directory holding eval/) against the
     reference in `image` (a build image: /src built), whose checkout is `repo` on the host;
-    the suite runs as the grading harness `harness` runs it."""
+    the suite runs as the grading harness `harness` runs it. `deadline` (a `time.monotonic`
+    instant; None: `max_seconds` from now) ends it."""
     start = time.monotonic()
     meta = {"budget": config.budget, "seed": config.seed}
     if not config.enabled or config.budget == 0:
@@ -59,7 +63,7 @@ def analyze(
     if not planned:
         why = "no kept test covers a line of first-party source in a supported language"
         return MutationReport(skipped=why, candidates=pool, **meta)
-    deadline = start + config.max_seconds
+    deadline = start + config.max_seconds if deadline is None else deadline
     done = run_planned(image, rebuild_plan(recipe), suite, planned, config, harness, deadline)
     return MutationReport.from_records(
         done.records,
@@ -106,16 +110,16 @@ def run_planned(
     config: MutationConfig,
     harness: EvalConfig,
     deadline: float,
-) -> _Done:
+) -> Done:
     """Every planned mutant against its tests, in worker containers; records in plan order."""
     chunks = split_evenly(planned, config.workers)
 
-    def work(chunk: list[Planned]) -> _Done:
+    def work(chunk: list[Planned]) -> Done:
         return _work(image, rebuild, suite, chunk, config, harness, deadline)
 
     with ThreadPoolExecutor(len(chunks), thread_name_prefix="mutation") as pool:
         done = list(pool.map(work, chunks))
-    return _Done(
+    return Done(
         records=[r for d in done for r in d.records],
         unreliable=set().union(*(d.unreliable for d in done)),
         out_of_time=any(d.out_of_time for d in done),
@@ -130,8 +134,8 @@ def _work(
     config: MutationConfig,
     harness: EvalConfig,
     deadline: float,
-) -> _Done:
-    done = _Done()
+) -> Done:
+    done = Done()
     with worker_box(image) as box:
         worker = MutantWorker(box, rebuild, config, harness)
         worker.setup(suite)

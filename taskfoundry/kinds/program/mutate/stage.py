@@ -14,7 +14,7 @@ from taskfoundry.errors import FilterError, GenerationError, MutationError, Sand
 from taskfoundry.kinds.program.filter.stage import filter_stage
 from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.kinds.program.mutate import guided as g
-from taskfoundry.kinds.program.mutate.analyze import analyze, run_planned
+from taskfoundry.kinds.program.mutate.analyze import Done, analyze, run_planned
 from taskfoundry.kinds.program.mutate.models import GuidedSummary, MutationReport
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.revision import revision_request
@@ -46,8 +46,10 @@ def mutation_stage(
     client: docker.DockerClient,
 ) -> Strengthened:
     """A task the analysis cannot run on gets a report that says why (`skipped`), not a
-    failed build; a failing Docker engine (SandboxError) fails the stage."""
+    failed build; a failing Docker engine (SandboxError) fails the stage. `max_seconds`
+    bounds the whole stage: first analysis, guided step and second analysis share one deadline."""
     cfg = settings.mutation
+    deadline = time.monotonic() + cfg.max_seconds
     meta = {"budget": cfg.budget, "seed": cfg.seed}
     skipped = f"the branch is marked: {filt.branch_error}" if filt.branch_error else None
     if not filt.kept:
@@ -57,7 +59,15 @@ def mutation_stage(
     harness = settings.filter.harness
     try:
         report = analyze(
-            build.image, build.recipe, src.path, gen.suite, filt.kept, gen.per_test_lines, cfg, harness
+            build.image,
+            build.recipe,
+            src.path,
+            gen.suite,
+            filt.kept,
+            gen.per_test_lines,
+            cfg,
+            harness,
+            deadline,
         )
     except MutationError as exc:
         log.warning("%s: no mutation analysis: %s", src.task_id, exc)
@@ -65,7 +75,7 @@ def mutation_stage(
     if not (cfg.guided and report.survived):
         return gen, _with(filt, report)
     try:
-        return strengthen(src, build, clean, gen, filt, report, settings, client)
+        return strengthen(src, build, clean, gen, filt, report, settings, client, deadline)
     except MutationError as exc:  # the first analysis stands; say why nothing was added
         log.warning("%s: no guided generation: %s", src.task_id, exc)
         failed = GuidedSummary(
@@ -90,15 +100,19 @@ def strengthen(
     report: MutationReport,
     settings: MutationSettings,
     client: docker.DockerClient,
+    deadline: float,
 ) -> Strengthened:
     """Tests that kill survivors (the guided step: `_guided_tests`), linted and filtered like
-    any other, added to the suite; the survivors analysed again with them."""
-    cfg, harness, start = settings.mutation, settings.filter.harness, time.monotonic()
+    any other, added to the suite; the survivors analysed again with them. Past `deadline`
+    (the stage's), what is left is not started: the report says `exhausted: time`."""
+    harness, start = settings.filter.harness, time.monotonic()
     summary = GuidedSummary(
         score_before=report.score, survived_before=report.survived, generator=_guide(settings)
     )
+    if start >= deadline:
+        summary.error = "the stage's time budget (mutation.max_seconds) ended before the guided step"
+        return gen, _with(filt, report.model_copy(update={"guided": summary, "exhausted": "time"}))
     mutants = g.survivors_of(report.records, src.path)
-    deadline = start + cfg.max_seconds
     rebuild = rebuild_plan(build.recipe)
     files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
     if not files:
@@ -111,7 +125,11 @@ def strengthen(
     blind = tuple(t for t in new_kept if t not in lines)  # no coverage of its own: try it on every one
     planned = [Planned(m, (*by_line.get(m.file, {}).get(m.line, ()), *blind)) for m in mutants]
     todo = [p for p in planned if p.tests]
-    again = run_planned(build.image, rebuild, gen2.suite, todo, cfg, harness, deadline)
+    again = (
+        run_planned(build.image, rebuild, gen2.suite, todo, settings.mutation, harness, deadline)
+        if time.monotonic() < deadline
+        else Done(out_of_time=bool(todo))  # the new tests are kept; the survivors stay as analysed
+    )
     redone = {r.id: r for r in again.records}
     records = [redone.get(r.id, r) for r in report.records]
     summary.killed = sum(r.status == "killed" for r in again.records)
