@@ -121,6 +121,11 @@ HARNESS_TEST = (
 )
 
 
+# beside the strong suite: a test that takes the whole pytest session down with it
+DIES = "eval/tests/test_session.py::test_the_session_dies"
+SESSION_TESTS = "import os\n\n\ndef test_the_session_dies():\n    os._exit(3)\n"
+
+
 @pytest.fixture(scope="module")
 def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, BuildStage, Path, Path]:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("mutcalc")
@@ -129,7 +134,7 @@ def mutcalc(docker_client, base_image, tmp_path_factory) -> tuple[SourceResult, 
     src = source_stage(str(repo), config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), docker_client)
     strong, weak = root / "strong", root / "weak"
-    write_suite(strong, {**_suite(True), "test_harness.py": HARNESS_TEST})
+    write_suite(strong, {**_suite(True), "test_harness.py": HARNESS_TEST, "test_session.py": SESSION_TESTS})
     write_suite(weak, _suite(False))
     return src, build, strong, weak
 
@@ -279,6 +284,99 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
     assert sorted(p.name for p in (suite.suite / "eval" / "tests").glob("test_mutants_*.py"))
 
 
+# mutant schemata: one build for many mutants, one pytest session for their tests
+
+
+def test_schemata_and_rebuilds_agree_on_every_mutant(mutcalc) -> None:  # type: ignore[no-untyped-def]
+    many = FAST.model_copy(update={"budget": 40})
+    rebuilt = _analyze(mutcalc, mutcalc[2], many.model_copy(update={"schemata": False}))
+    switched = _analyze(mutcalc, mutcalc[2], many)
+    assert [r.id for r in rebuilt.records] == [r.id for r in switched.records] and switched.mutants == 40
+    assert {r.way for r in rebuilt.records} == {"rebuild"}
+    ways = [r.way for r in switched.records]
+    assert ways.count("schema") >= 35, [(r.original, r.replacement, r.detail) for r in switched.records]
+    assert [(r.id, r.status) for r in rebuilt.records] == [(r.id, r.status) for r in switched.records]
+    # one build: no schema mutant pays for one of its own
+    assert all(r.build_seconds == 0 for r in switched.records if r.way == "schema")
+
+
+@pytest.fixture(scope="module")
+def schema_worker(mutcalc, docker_client) -> Iterator[MutantWorker]:  # type: ignore[no-untyped-def]
+    """A worker whose schema holds: a killed mutant, a hang, a flood, one that does not compile."""
+    _src, build, strong, _weak = mutcalc
+    with DockerSandbox(build.image, LIMITS, client=docker_client) as box:
+        w = MutantWorker(box, rebuild_plan(build.recipe), FAST, HARNESS)
+        w.setup(strong, [_minus(), _hang(), _flood(), _broken()])
+        yield w
+
+
+def _minus() -> Mutant:
+    return _pick("+", "-", "    return a + b;")
+
+
+def _hang() -> Mutant:
+    return _pick("n--;", ";", "            n--;")
+
+
+def _flood() -> Mutant:
+    return _pick("++", "--", "        for (long i = 1; i <= n; i++)")
+
+
+def _broken() -> Mutant:
+    good = _pick(">", "<=", "    if (a > b)")
+    return Mutant(good.file, good.line, "relational", good.start, good.end, ">", "> >")
+
+
+def test_a_schema_session_goes_on_past_hangs_floods_and_build_failures(schema_worker: MutantWorker) -> None:
+    assert set(schema_worker.schema.switches) == {_minus().id, _hang().id, _flood().id}
+    assert "does not compile" in schema_worker.schema.left_out[_broken().id]
+    assert schema_worker.failing(TESTS) == set()
+    planned = [
+        Planned(_hang(), ("eval.tests.test_mutcalc.test_wait_some",)),
+        Planned(_flood(), ("eval.tests.test_mutcalc.test_count_three",)),
+        Planned(_broken(), tuple(TESTS)),
+        Planned(_minus(), tuple(TESTS)),
+    ]
+    records, out_of_time = schema_worker.run_all(planned, deadline=float("inf"))
+    got = [(r.status, r.way) for r in records]
+    assert got == [
+        ("timeout", "schema"),
+        ("timeout", "schema"),
+        ("build_failed", "rebuild"),
+        ("killed", "schema"),
+    ]
+    assert "timeout" in records[0].detail and "flood" in records[1].detail and not out_of_time
+    assert records[3].killed_by == "eval.tests.test_mutcalc.test_add_small"
+
+
+def test_a_session_that_dies_resumes_after_the_mutant_it_died_on(schema_worker: MutantWorker) -> None:
+    from taskfoundry.kinds.program.mutate.worker import SCHEMA, Entry
+
+    switch = schema_worker.schema.switches[_minus().id]
+    add = "eval/tests/test_mutcalc.py::test_add_small"
+    entries = [
+        Entry("a", SCHEMA, switch, (add,)),
+        Entry("b", SCHEMA, switch, (DIES,)),
+        Entry("c", SCHEMA, switch, (add,)),
+    ]
+    found = schema_worker.session(entries, deadline=None)
+    assert (found["a"].status, found["b"].status, found["c"].status) == ("killed", "error", "killed")
+    assert "died" in found["b"].failed[0]
+
+
+def test_guided_probes_switch_the_schema_instead_of_rebuilding(schema_worker: MutantWorker) -> None:
+    from taskfoundry.kinds.program.testgen.probes import Probe
+
+    res = schema_worker.box.exec(
+        [schema_worker.schema and "/task/mutant/schema", "add", "7", "2"], timeout=30
+    )
+    assert res.stdout == b"9\n"  # no mutant on: the reference
+    (out,) = schema_worker.outcomes(_minus(), [Probe(("add", "7", "2"))]) or []
+    assert out.stdout == "5\n"
+    rebuilt = schema_worker.box.exec([PROGRAM, "add", "7", "2"], timeout=30)
+    assert rebuilt.stdout == b"9\n"  # nothing was rebuilt for it
+
+
 # the agent generator's guided step: the survivors go back to the agent (a real OpenAI SDK
 # client talking to a loopback fake server) as a revision request
 
@@ -426,3 +524,64 @@ def test_an_empty_or_malformed_answer_leaves_the_suite_and_report(  # type: igno
     assert suite == gen and verdict.kept == TESTS
     assert all(r.killed_by in (None, *TESTS) for r in report.records)
     assert fake.remaining == 0 and "survive your suite" in _user_texts(fake)[0]
+
+
+# the filter at its floor: gold x3 and the dummies in one pytest session a container
+PLANTED = '''"""Tests the filter must drop, each for its own reason."""
+
+import time
+
+import pytest
+from tfrun import run
+
+
+def test_passes_on_anything(tmp_path):
+    run(["add", "1", "2"], cwd=tmp_path)
+
+
+def test_gold_gets_it_wrong(tmp_path):
+    assert run(["add", "1", "1"], cwd=tmp_path).stdout == "3\\n"
+
+
+def test_echo_passes(tmp_path):
+    assert run(["max", "1", "2"], cwd=tmp_path).stdout in ("2\\n", "max 1 2\\n")
+
+
+@pytest.mark.timeout(1)
+def test_too_slow(tmp_path):
+    time.sleep(3)
+'''
+
+
+def test_the_filter_in_one_session_keeps_and_drops_as_one_run_per_container(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, tmp_path: Path
+) -> None:
+    from taskfoundry.kinds.program.filter.run import Grader, run_filter
+    from taskfoundry.kinds.program.settings import FilterConfig
+
+    suite = tmp_path / "suite"
+    write_suite(suite, {**_suite(True), "test_planted.py": PLANTED})
+    planted = [
+        f"eval.tests.test_planted.test_{n}"
+        for n in ("passes_on_anything", "gold_gets_it_wrong", "echo_passes", "too_slow")
+    ]
+    tests = [*TESTS, *planted]
+    grader = Grader.load(docker_client, clean.image, suite, HARNESS.model_copy(update={"pytest_workers": 1}))
+    usage = clean.usage.get("", "")
+    results = {}
+    for one in (True, False):
+        results[one] = run_filter(grader, tests, usage, FilterConfig(one_session=one))
+    rounds, runs = results[True], results[False]
+    assert rounds.kept == runs.kept and len(rounds.kept) >= 6 and not set(planted) & set(rounds.kept)
+    reasons = {
+        one: {
+            t: [(d.id, d.detail if d.id == "dummy_pass" else "") for d in ds] for t, ds in r.dropped.items()
+        }
+        for one, r in results.items()
+    }
+    assert reasons[True] == reasons[False]
+    assert [d.id for d in rounds.dropped[planted[0]]] == ["dummy_pass"] * 6
+    assert [d.id for d in rounds.dropped[planted[1]]] == ["gold_fail"]
+    assert ("dummy_pass", "echo") in reasons[True][planted[2]]
+    assert [d.id for d in rounds.dropped[planted[3]]] == ["slow_or_hang"]
+    assert rounds.gold_runs == runs.gold_runs

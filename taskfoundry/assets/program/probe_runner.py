@@ -79,6 +79,7 @@ def run_probe(job, probe, workdir, covdir):
     write_inputs(workdir, probe.get("files", {}))
     before = snapshot(workdir, job["output_cap"])
     env = probe_env(workdir)
+    env.update(job.get("env") or {})
     if covdir:
         os.makedirs(covdir, exist_ok=True)
         env.update(coverage_env(job.get("coverage"), covdir))

@@ -91,6 +91,11 @@ class FilterConfig(BaseModel):
     parallel: int = Field(
         2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
     )
+    one_session: bool = Field(
+        True,
+        description="every run in one pytest session a container (`parallel` containers, each "
+        "with a share of the tests); false: one container and one session per run",
+    )
 
 
 class MutationConfig(BaseModel):
@@ -112,6 +117,11 @@ class MutationConfig(BaseModel):
         8 * 1024 * 1024, description="bytes of output one run may write before it counts as a flood"
     )
     build_timeout: float = Field(300, gt=0, description="seconds one mutant's rebuild may take")
+    schemata: bool = Field(
+        True,
+        description="build a worker's mutants once as mutant schemata and switch each on at run "
+        "time; false: rebuild every mutant alone",
+    )
     max_seconds: float = Field(
         1800,
         gt=0,

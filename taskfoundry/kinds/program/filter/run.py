@@ -16,6 +16,7 @@ from taskfoundry.kinds.program.filter.dummies import render_dummy
 from taskfoundry.kinds.program.filter.suite_run import (
     TestOutcome,
     cleanroom_workspace,
+    run_rounds,
     run_suite,
     with_executable,
 )
@@ -49,6 +50,19 @@ class Grader:
         workspace = with_executable(self.workspace, executable)
         return run_suite(self.client, self.image, self.suite, workspace, self.harness)
 
+    def rounds(self, programs: list[bytes | None], parallel: int) -> list[dict[str, TestOutcome]]:
+        """The suite against each program (None: the gold), one pytest session a container:
+        `parallel` containers, each with every `parallel`-th test, their outcomes merged."""
+
+        def part(i: int) -> list[dict[str, TestOutcome]]:
+            return run_rounds(
+                self.client, self.image, self.suite, self.workspace, self.harness, programs, (i, parallel)
+            )
+
+        with ThreadPoolExecutor(parallel, thread_name_prefix="filter") as pool:
+            parts = list(pool.map(part, range(parallel)))
+        return [{k: v for p in parts for k, v in p[r].items()} for r in range(len(programs))]
+
 
 def run_filter(
     grader: Grader,
@@ -62,9 +76,11 @@ def run_filter(
     dropped: dict[str, list[DropRecord]] = {k: list(v) for k, v in (pre_dropped or {}).items()}
     programs: list[bytes | None] = [None] * config.gold_runs
     programs += [render_dummy(dummy, usage) for dummy in config.dummies]
-    # independent containers; a small suite's run is mostly container and pytest start-up
-    with ThreadPoolExecutor(config.parallel, thread_name_prefix="filter") as pool:
-        runs = list(pool.map(grader.run, programs))
+    if config.one_session:  # pytest starts once a container, not once a run
+        runs = grader.rounds(programs, config.parallel)
+    else:  # one container and one session per run
+        with ThreadPoolExecutor(config.parallel, thread_name_prefix="filter") as pool:
+            runs = list(pool.map(grader.run, programs))
     gold = runs[: config.gold_runs]
     for name in tests:
         record = _gold_verdict([run.get(name, TestOutcome("error", "not run")) for run in gold], now)

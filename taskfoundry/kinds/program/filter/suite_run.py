@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import tarfile
+from typing import Any
 
 import docker
 from tenacity import retry, retry_if_exception_type, stop_after_attempt
@@ -18,6 +19,8 @@ from taskfoundry.errors import SandboxError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.junit import ReportError, TestOutcome, parse_junit, read_report
 from taskfoundry.grading.records import LogStep
+from taskfoundry.grading.rounds import Rounds
+from taskfoundry.grading.rounds import run_rounds as harness_run_rounds
 from taskfoundry.grading.sandbox import GradingSandbox
 from taskfoundry.grading.steps import StepRunner
 from taskfoundry.grading.suite import copy_in
@@ -25,7 +28,7 @@ from taskfoundry.grading.suite import run_suite as harness_run_suite
 from taskfoundry.images.build import read_image_path
 from taskfoundry.layout import WORKSPACE
 
-__all__ = ["TestOutcome", "cleanroom_workspace", "parse_junit", "run_suite", "with_executable"]
+__all__ = ["TestOutcome", "cleanroom_workspace", "parse_junit", "run_rounds", "run_suite", "with_executable"]
 log = logging.getLogger(__name__)
 
 
@@ -57,13 +60,38 @@ def run_suite(
 ) -> dict[str, TestOutcome]:
     """JUnit `classname.name` -> outcome. `suite`: the branch tarball's bytes; `workspace`: a
     tar (see `cleanroom_workspace`). Infrastructure failures are retried, then raised."""
-    retrying = retry(
+    return _retrying(config, "suite run")(_run_once)(client, image, suite, workspace, config)
+
+
+def _retrying(config: EvalConfig, what: str) -> Any:
+    """Infrastructure failures (SandboxError) retried `config.attempts` times, then raised."""
+    return retry(
         stop=stop_after_attempt(max(config.attempts, 1)),
         retry=retry_if_exception_type(SandboxError),
         reraise=True,
-        before_sleep=lambda state: log.warning("suite run failed (attempt %d)", state.attempt_number),
+        before_sleep=lambda state: log.warning("%s failed (attempt %d)", what, state.attempt_number),
     )
-    return retrying(_run_once)(client, image, suite, workspace, config)
+
+
+def run_rounds(
+    client: docker.DockerClient,
+    image: str,
+    suite: bytes,
+    workspace: bytes,
+    config: EvalConfig,
+    programs: list[bytes | None],
+    part: tuple[int, int],
+) -> Rounds:
+    """The suite against each of `programs` in one container and one pytest session (see
+    `grading.rounds`); infrastructure failures are retried, then raised."""
+
+    def once() -> Rounds:
+        steps = StepRunner(list[LogStep](), config)
+        with GradingSandbox(image, config, client) as box:
+            copy_in(box, steps, "copy_workspace", workspace)
+            return harness_run_rounds(box, steps, suite, programs, part)
+
+    return _retrying(config, "suite rounds")(once)()
 
 
 def _run_once(

@@ -138,13 +138,8 @@ def _work(
     done = Done()
     with worker_box(image) as box:
         worker = MutantWorker(box, rebuild, config, harness)
-        worker.setup(suite)
+        worker.setup(suite, [p.mutant for p in chunk])
         done.unreliable = worker.failing(sorted({t for p in chunk for t in p.tests}))
-        for item in chunk:
-            if time.monotonic() > deadline:
-                done.out_of_time = True
-                break
-            usable = tuple(t for t in item.tests if t not in done.unreliable)
-            if usable:
-                done.records.append(worker.run(Planned(item.mutant, usable)))
+        usable = [Planned(p.mutant, tuple(t for t in p.tests if t not in done.unreliable)) for p in chunk]
+        done.records, done.out_of_time = worker.run_all([p for p in usable if p.tests], deadline)
     return done

@@ -230,7 +230,7 @@ def search(
     def work(chunk: list[Mutant]) -> dict[str, Kept]:
         with worker_box(image) as box:
             worker = MutantWorker(box, rebuild, config, harness)
-            worker.setup(suite)
+            worker.setup(suite, chunk)
             return dict(killers(worker, chunk, candidates, deadline))
 
     chunks = split_evenly(mutants, config.workers)

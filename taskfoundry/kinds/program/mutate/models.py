@@ -52,6 +52,9 @@ class MutantRecord(Survivor):
     detail: str = ""
     build_seconds: float = 0.0
     test_seconds: float = 0.0
+    way: Literal["schema", "rebuild"] | None = Field(
+        None, description="schema: switched on in the one schema build; rebuild: built alone"
+    )
 
 
 class GuidedSummary(BaseModel):
@@ -69,6 +72,10 @@ class GuidedSummary(BaseModel):
     tests_dropped: int = 0
     killed: int = Field(0, description="survivors the new tests kill when analysed again")
     seconds: float = 0.0
+    explore_seconds: float = Field(0.0, description="of `seconds`: the exploration for candidate probes")
+    search_seconds: float = Field(0.0, description="the candidates run on the survivors")
+    filter_seconds: float = Field(0.0, description="the new tests linted and filtered")
+    analysis_seconds: float = Field(0.0, description="the survivors analysed again")
     error: str | None = Field(None, description="why it stopped, when it could not run")
 
 

@@ -118,18 +118,22 @@ def strengthen(
     if not files:
         summary.seconds = round(time.monotonic() - start, 2)
         return gen, _with(filt, report.model_copy(update={"guided": summary}))
+    filtering = time.monotonic()
     new_kept, new_dropped = _lint_and_filter(src, gen, clean, files, lines, settings, client)
     summary.tests_added, summary.tests_dropped = len(new_kept), len(new_dropped)
+    summary.filter_seconds = round(time.monotonic() - filtering, 2)
     gen2, filt2 = _merged(src, gen, filt, files, lines, new_kept, new_dropped, settings)
     by_line = tests_by_line(new_kept, lines)
     blind = tuple(t for t in new_kept if t not in lines)  # no coverage of its own: try it on every one
     planned = [Planned(m, (*by_line.get(m.file, {}).get(m.line, ()), *blind)) for m in mutants]
     todo = [p for p in planned if p.tests]
+    analysing = time.monotonic()
     again = (
         run_planned(build.image, rebuild, gen2.suite, todo, settings.mutation, harness, deadline)
         if time.monotonic() < deadline
         else Done(out_of_time=bool(todo))  # the new tests are kept; the survivors stay as analysed
     )
+    summary.analysis_seconds = round(time.monotonic() - analysing, 2)
     redone = {r.id: r for r in again.records}
     records = [redone.get(r.id, r) for r in report.records]
     summary.killed = sum(r.status == "killed" for r in again.records)
@@ -187,15 +191,19 @@ def _explorer_tests(
 ) -> NewTests:
     cfg, harness = settings.mutation, settings.filter.harness
     targets = {(m.file, m.line) for m in mutants}
+    start = time.monotonic()
     candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
     summary.candidates = len(candidates)
+    summary.explore_seconds = round(time.monotonic() - start, 2)
     rebuild = rebuild_plan(build.recipe)
+    start = time.monotonic()
     found = (
         g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, harness, deadline)
         if candidates
         else {}
     )
     summary.killers = len(found)
+    summary.search_seconds = round(time.monotonic() - start, 2)
     if not found:
         return {}, {}
     files, probes = g.guided_tests(found, build.program, settings.explorer.seed)

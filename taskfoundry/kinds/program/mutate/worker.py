@@ -1,11 +1,14 @@
-"""One container of the build image that rebuilds and tests mutants, one after another.
+"""One container of the build image that builds and tests mutants.
 
 The suite sits in /workspace/eval as it does in the cleanroom, and /workspace/executable
-is the guard (assets/mutant_guard.py), which runs the program built from the current
-mutant. pytest runs as the grading harness runs it (`harness.suite`): with isolation, as
-root with `eval/` sealed and each program call as its own uid (tfrun), else as the worker;
-only on the tests that reach the mutant's line, stopping at the first failure. Rebuilds
-run as root in /src.
+is the guard (assets/mutant_guard.py), which runs the program of the current mutant. With
+schemata (`mutation.schemata`), the worker's mutants are built once into one program
+(`schema_build`) and each is switched on in turn; a mutant the schema cannot hold is
+rebuilt alone (`way: rebuild`). Either way the tests run in one long pytest session
+(assets/mutant_session.py) as the grading harness runs them (`harness.suite`): with
+isolation, as root with `eval/` sealed and each program call as its own uid (tfrun), else as
+the worker; only the tests that reach the mutant's line, stopping at the first failure.
+Builds run as root in /src.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import json
 import re
 import shlex
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from taskfoundry.assets import asset
@@ -23,6 +27,7 @@ from taskfoundry.grading import scripts
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.models import MutantRecord, Status
 from taskfoundry.kinds.program.mutate.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
+from taskfoundry.kinds.program.mutate.schema_build import SchemaBuild, Tree, build_schemata
 from taskfoundry.kinds.program.mutate.select import Planned
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
@@ -33,8 +38,33 @@ from taskfoundry.sandbox.base import ExecResult, Sandbox
 
 ROOT = "0:0"
 MARKS = "/tmp/tfm-marks"
-GUARD_SETTINGS = f"{MUTANT_DIR}/guard.json"
-_OUTCOME = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - .*)?$", re.M)
+GUARD_SETTINGS = f"{MUTANT_DIR}/guard.conf"
+SCHEMA = f"{MUTANT_DIR}/schema"  # the program that holds the worker's mutant schemata
+PLUGIN_DIR = f"{MUTANT_DIR}/plugin"
+SESSION_DIR = f"{MUTANT_DIR}/session"  # the test session's files: pytest's user writes here
+PLAN, RESULTS, CURRENT = (f"{SESSION_DIR}/{n}" for n in ("plan.json", "results.jsonl", "current"))
+#: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
+#: whose guard did not compile
+CHEAP_REBUILD = 5.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One mutant for the test session: which program, which switch, which tests."""
+
+    id: str
+    program: str
+    switch: int
+    tests: tuple[str, ...]
+    all: bool = False  # run every test (the reference's check), not only up to a failure
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    killed_by: str | None
+    failed: tuple[str, ...]
+    seconds: float
 
 
 def node_id(junit: str, files: Iterable[str]) -> str:
@@ -54,48 +84,126 @@ class MutantWorker:
         self.box, self.plan, self.config, self.harness = box, plan, config, harness
         self.files: set[str] = set()
         self.reference_sha: str | None = None
+        self.rebuild_seconds = 0.0
+        self.schema = SchemaBuild()
+        self.unfaithful: set[str] = set()  # tests that fail on the schema program alone
         self._originals: dict[str, bytes] = {}
         self._current: str | None = None  # the file that now holds a mutant
 
-    def setup(self, suite: Path) -> None:
-        """The suite, the guard, and the reference rebuilt once (which must succeed)."""
+    def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
+        """The suite, the guard, the reference rebuilt once (which must succeed), and with
+        schemata on, `mutants` built into one program."""
         self.files = {p.relative_to(suite).as_posix() for p in (suite / "eval").rglob("test_*.py")}
-        self._root(f"mkdir -p {MUTANT_DIR} {MARKS} && chmod 1777 {MARKS}", 60)
+        session_user = "0:0" if self.harness.isolate else self.harness.user
+        self._root(
+            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} && chmod 1777 {MARKS} "
+            f"&& chown {session_user} {SESSION_DIR}",
+            60,
+        )
         self.box.put_dir(suite / "eval", f"{WORKSPACE}/eval")
-        guard = asset("program/mutant_guard.py")
-        self.box.put_file(guard, WORKSPACE_EXECUTABLE, mode=0o755)
+        self.box.put_file(asset("program/mutant_guard.py"), WORKSPACE_EXECUTABLE, mode=0o755)
+        self.box.put_file(asset("program/mutant_session.py"), f"{PLUGIN_DIR}/mutant_session.py")
         settings = {
             "program": PROGRAM,
             "argv0": WORKSPACE_EXECUTABLE,
             "timeout": self.config.program_timeout,
             "cap": self.config.output_cap,
             "marks": MARKS,
+            "current": CURRENT,
         }
-        self.box.put_file(json.dumps(settings).encode(), GUARD_SETTINGS)
+        self.box.put_file("".join(f"{k}={v}\n" for k, v in settings.items()).encode(), GUARD_SETTINGS)
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
+        start = time.monotonic()
         res = self._build()
+        self.rebuild_seconds = time.monotonic() - start
         self.reference_sha = parse_sha(res.text())
         if not res.ok or self.reference_sha is None:
             raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
+        if self.config.schemata and mutants:
+            self._build_schema(list(mutants))
+
+    def _build_schema(self, mutants: list[Mutant]) -> None:
+        def build() -> ExecResult:
+            res = self._build()
+            if res.ok:
+                self._root(f"cp {PROGRAM} {SCHEMA}", 60)
+            return res
+
+        tree = Tree(read=lambda f: self._original(self.plan.target(f)), write=self._write_file, build=build)
+        self.schema = build_schemata(tree, mutants)
+        if self.schema.switches:  # the tree holds the reference again: build it back
+            res = self._build()
+            if not res.ok or parse_sha(res.text()) != self.reference_sha:
+                raise MutationError(
+                    f"the reference does not build again after the schemata: {res.text()[-800:]}"
+                )
 
     def failing(self, tests: list[str]) -> set[str]:
-        """Tests that fail on the rebuilt reference here: they cannot tell a mutant apart."""
+        """Tests that fail on the rebuilt reference here (and, with schemata, on the schema
+        program with no mutant on): they cannot tell a mutant apart."""
         if not tests:
             return set()
-        res, _marks = self._pytest(tests, first_failure=False)
-        code = _exit_code(res)
-        if code not in (0, 1):
-            raise MutationError(
-                f"the suite does not run on the reference (pytest exit {code}): {res.text()[-1500:]}"
-            )
-        return {junit_id(n) for _, n in _OUTCOME.findall(res.stdout.decode(errors="replace"))}
+        nodes = tuple(self._node(t) for t in tests)
+        entries = [Entry("reference", PROGRAM, 0, nodes, all=True)]
+        if self.schema.switches:
+            entries.append(Entry("schema", SCHEMA, 0, nodes, all=True))
+        found = self.session(entries, deadline=None)
+        bad: dict[str, set[str]] = {}
+        for entry in entries:
+            verdict = found.get(entry.id)
+            if verdict is None or verdict.status in ("timeout", "error"):
+                detail = verdict.failed if verdict else "no result"
+                raise MutationError(f"the suite does not run on the {entry.id} program: {detail}")
+            bad[entry.id] = {junit_id(n) for n in verdict.failed}
+        # e.g. a test that pins a line number the schema moved: its mutants are rebuilt alone
+        self.unfaithful = bad.get("schema", set()) - bad["reference"]
+        return bad["reference"]
+
+    def run_all(self, planned: list[Planned], deadline: float) -> tuple[list[MutantRecord], bool]:
+        """Every planned mutant: those in the schema in one session, the rest rebuilt one
+        by one. Records in plan order, and whether the deadline stopped it."""
+        switches = {
+            p.mutant.id: self.schema.switches[p.mutant.id]
+            for p in planned
+            if p.mutant.id in self.schema.switches and not self.unfaithful & set(p.tests)
+        }
+        entries = [
+            Entry(p.mutant.id, SCHEMA, switches[p.mutant.id], tuple(self._node(t) for t in p.tests))
+            for p in planned
+            if p.mutant.id in switches
+        ]
+        found = self.session(entries, deadline)
+        records: dict[str, MutantRecord] = {}
+        for p in planned:
+            if p.mutant.id in found:
+                records[p.mutant.id] = self._schema_record(p, found[p.mutant.id])
+        out_of_time = len(found) < len(entries)
+        for p in planned:
+            if p.mutant.id in switches or out_of_time:
+                continue
+            if time.monotonic() > deadline:
+                out_of_time = True
+                break
+            records[p.mutant.id] = self.run(p)
+        self._check_equivalence(planned, records, deadline)
+        return [records[p.mutant.id] for p in planned if p.mutant.id in records], out_of_time
 
     def run(self, planned: Planned) -> MutantRecord:
-        m = planned.mutant
-        fields = {k: v for k, v in m.__dict__.items() if k not in ("start", "end")}
-        record = MutantRecord(**fields, id=m.id, status="error", tests_run=len(planned.tests))
-        self._swap_in(m)
+        """One mutant the old way: rebuilt alone, its tests in a session of their own. A
+        mutant whose guard did not compile is `build_failed` without a rebuild when a rebuild
+        is dear: most such mutants do not compile alone either."""
+        record = _record(planned, "rebuild")
+        left_out = self.schema.left_out.get(planned.mutant.id)
+        if self.unfaithful & set(planned.tests):
+            left_out = "a test of it fails on the schema program with no mutant on"
+        if left_out:
+            record.detail = f"not in the schema: {left_out}"
+        if left_out and "does not compile" in left_out and self.rebuild_seconds > CHEAP_REBUILD:
+            record.status, record.way = "build_failed", "schema"
+            record.detail += f"; not rebuilt alone (a rebuild takes {self.rebuild_seconds:.0f} s)"
+            return record
+        self._swap_in(planned.mutant)
         start = time.monotonic()
         build = self._build()
         record.build_seconds = round(time.monotonic() - start, 2)
@@ -105,47 +213,152 @@ class MutantWorker:
         elif parse_sha(build.text()) == self.reference_sha:
             record.status, record.detail = "equivalent", "the stripped program is the reference's"
         else:
-            start = time.monotonic()
-            record.status, record.killed_by, record.detail = self._test(planned.tests)
-            record.test_seconds = round(time.monotonic() - start, 2)
+            tests = tuple(self._node(t) for t in planned.tests)
+            verdict = self.session([Entry(planned.mutant.id, PROGRAM, 0, tests)], None).get(planned.mutant.id)
+            _judge(record, verdict)
         return record
 
     def outcomes(self, m: Mutant, probes: list[Probe]) -> list[Outcome] | None:
-        """What the program built from `m` does on each probe; None when it does not build."""
+        """What the program of mutant `m` does on each probe; None when it does not build."""
+        timeout = self.config.program_timeout
+        switch = self.schema.switches.get(m.id)
+        if switch is not None:
+            job = RunnerJob(executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)})
+            return run_probes(self.box, job, probes)
         self._swap_in(m)
         if not self._build().ok:
             return None
-        return run_probes(
-            self.box, RunnerJob(executable=PROGRAM, timeout=self.config.program_timeout), probes
-        )
+        return run_probes(self.box, RunnerJob(executable=PROGRAM, timeout=timeout), probes)
 
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
         return run_probes(self.box, RunnerJob(executable=GOLD, timeout=self.config.program_timeout), probes)
+
+    def _schema_record(self, planned: Planned, verdict: Verdict) -> MutantRecord:
+        record = _record(planned, "schema")
+        _judge(record, verdict)
+        return record
+
+    def _check_equivalence(
+        self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float
+    ) -> None:
+        """Schema survivors rebuilt alone to compare the stripped program with the reference's
+        (the check a schema loses), while a rebuild is cheap and time is left."""
+        if self.rebuild_seconds > CHEAP_REBUILD:
+            return
+        for p in planned:
+            rec = records.get(p.mutant.id)
+            if rec is None or rec.way != "schema" or rec.status != "survived" or time.monotonic() > deadline:
+                continue
+            self._swap_in(p.mutant)
+            build = self._build()
+            if build.ok and parse_sha(build.text()) == self.reference_sha:
+                rec.status, rec.detail = "equivalent", "the stripped program is the reference's"
+        self._restore()
+
+    # the test session ---------------------------------------------------------------
+    def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
+        """Each entry's verdict, from one pytest session (resumed past an entry it died on)."""
+        found: dict[str, Verdict] = {}
+        todo = list(entries)
+        while todo:
+            res = self._session_run(todo, deadline)
+            done, started = self._results()
+            found |= done
+            left = [e for e in todo if e.id not in found]
+            if not left or started is None and not res.timed_out and _exit_code(res) == 0:
+                break  # all done, or the deadline stopped the session before any
+            if started is None:
+                raise MutationError(f"the test session does not start: {res.text()[-1500:]}")
+            if deadline is not None and time.time() > _epoch(deadline):
+                break
+            # the session died on it: a hang past every timeout, or a test that took pytest down
+            status: Status = "timeout" if res.timed_out else "error"
+            found[started] = Verdict(status, None, (f"the test session died: {res.text()[-400:]}",), 0.0)
+            todo = [e for e in left if e.id != started]
+        return found
+
+    def _session_run(self, entries: list[Entry], deadline: float | None) -> ExecResult:
+        cfg = self.config
+        per_test = cfg.program_timeout * 3 + 10
+        plan = {
+            "current": CURRENT,
+            "marks": MARKS,
+            "results": RESULTS,
+            "deadline": _epoch(deadline) if deadline is not None else time.time() + 10**7,
+            "entries": [e.__dict__ | {"tests": list(e.tests)} for e in entries],
+        }
+        self.box.put_file(json.dumps(plan).encode(), PLAN, mode=0o644)
+        tests = sorted({t for e in entries for t in e.tests})
+        argv = [
+            "python3",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "mutant_session",
+            "-q",
+            "--tb=no",
+            "--rootdir=.",
+            "--basetemp=/tmp/tfm-pytest",  # pytest empties it first
+            "--continue-on-collection-errors",
+            f"--timeout={per_test:g}",
+            *tests,
+        ]
+        script = (
+            f"rm -f {RESULTS}; TF_TIMEOUT={cfg.program_timeout + 10:g} {shlex.join(argv)} "
+            f'> /tmp/tfm-out 2>&1; echo "tfm-exit $?"; tail -c 4000 /tmp/tfm-out'
+        )
+        env = dict(scripts.TEST_ENV) | {"PYTHONPATH": PLUGIN_DIR, "TF_SESSION_PLAN": PLAN}
+        if self.harness.isolate:  # tfrun drops each program call to this uid
+            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid)}
+        user = ROOT if self.harness.isolate else self.harness.user
+        timeout = sum(len(e.tests) for e in entries) * per_test + 120
+        if deadline is not None:
+            timeout = min(timeout, max(deadline - time.monotonic(), 0) + per_test + 120)
+        return self.box.exec(script, timeout=timeout, env=env, user=user, workdir=WORKSPACE)
+
+    def _results(self) -> tuple[dict[str, Verdict], str | None]:
+        """The verdicts of the last session, and the entry it started last without a verdict."""
+        res = self.box.exec(f"cat {RESULTS} 2>/dev/null || true", timeout=60, user=ROOT)
+        found, started = {}, None
+        for line in res.stdout.decode(errors="replace").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue  # a line cut short when the session died
+            if "started" in row:
+                started = row["started"]
+                continue
+            found[row["id"]] = Verdict(row["status"], row["killed_by"], tuple(row["failed"]), row["seconds"])
+        return found, (started if started not in found else None)
+
+    def _node(self, junit: str) -> str:
+        return node_id(junit, self.files)
+
+    # in the container ---------------------------------------------------------------
+    def _original(self, target: str) -> bytes:
+        if target not in self._originals:
+            self._originals[target] = self.box.get_file(target)
+        return self._originals[target]
 
     def _swap_in(self, m: Mutant) -> None:
         """The source now holds mutant `m` (and the file an earlier mutant changed, its original)."""
         target = self.plan.target(m.file)
         if self._current is not None and self._current != target:
             self._write(self._current, self._originals[self._current])
-        if target not in self._originals:
-            self._originals[target] = self.box.get_file(target)
-        self._write(target, m.apply(self._originals[target]))
+        self._write(target, m.apply(self._original(target)))
         self._current = target
 
-    def _test(self, tests: tuple[str, ...]) -> tuple[Status, str | None, str]:
-        res, marks = self._pytest(list(tests), first_failure=True)
-        code = _exit_code(res)
-        if res.timed_out or marks:
-            return "timeout", None, ", ".join(marks) or "the tests did not finish"
-        if code == 0:
-            return "survived", None, ""
-        failed = _OUTCOME.findall(res.stdout.decode(errors="replace"))
-        if code == 1 and failed:
-            return "killed", junit_id(failed[0][1]), ""
-        return "error", None, f"pytest exit {code}: {res.text()[-600:]}"
+    def _restore(self) -> None:
+        if self._current is not None:
+            self._write(self._current, self._originals[self._current])
+            self._current = None
 
-    # in the container ---------------------------------------------------------------
+    def _write_file(self, file: str, data: bytes) -> None:
+        self._write(self.plan.target(file), data)
+
     def _write(self, path: str, data: bytes) -> None:
         # `cat >` keeps the file's owner and mode and gives it a new mtime, which make reads
         res = self.box.exec(f"cat > {shlex.quote(path)}", timeout=60, stdin=data, user=ROOT)
@@ -169,37 +382,27 @@ class MutantWorker:
         else:  # the worker runs pytest and the program, and writes in the workspace
             self._root(f"chown -R {self.harness.user} {WORKSPACE}", 120)
 
-    def _pytest(self, tests: list[str], first_failure: bool) -> tuple[ExecResult, list[str]]:
-        cfg = self.config
-        per_test = cfg.program_timeout * 3 + 10
-        argv = [
-            "python3",
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--tb=no",
-            "-rfE",
-            "--rootdir=.",
-            "--basetemp=/tmp/tfm-pytest",  # pytest empties it first
-            f"--timeout={per_test:g}",
-            *(["-x"] if first_failure else []),
-            *(node_id(t, self.files) for t in tests),
-        ]
-        quoted = shlex.join(argv)
-        script = (
-            f"rm -f {MARKS}/*; TF_TIMEOUT={cfg.program_timeout + 10:g} {quoted} > /tmp/tfm-out 2>&1; "
-            f'echo "tfm-exit $?"; cat /tmp/tfm-out | tail -c 200000; echo; ls {MARKS} | sed "s/^/tfm-mark /"'
-        )
-        env = dict(scripts.TEST_ENV)
-        if self.harness.isolate:  # tfrun drops each program call to this uid
-            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid)}
-        user = ROOT if self.harness.isolate else self.harness.user
-        timeout = len(tests) * per_test + 120
-        res = self.box.exec(script, timeout=timeout, env=env, user=user, workdir=WORKSPACE)
-        marks = re.findall(r"^tfm-mark (\w+)$", res.stdout.decode(errors="replace"), re.M)
-        return res, marks
+
+def _record(planned: Planned, way: str) -> MutantRecord:
+    m = planned.mutant
+    fields = {k: v for k, v in m.__dict__.items() if k not in ("start", "end")}
+    return MutantRecord(**fields, id=m.id, status="error", tests_run=len(planned.tests), way=way)
+
+
+def _judge(record: MutantRecord, verdict: Verdict | None) -> None:
+    if verdict is None:
+        record.status, record.detail = "error", "the test session gave no verdict"
+        return
+    record.status, record.test_seconds = verdict.status, round(verdict.seconds, 2)
+    if verdict.status == "killed":
+        record.killed_by = junit_id(verdict.killed_by or "")
+    elif verdict.status in ("timeout", "error"):
+        record.detail = "; ".join(verdict.failed)[:600] or "the tests did not finish"
+
+
+def _epoch(deadline: float) -> float:
+    """A `time.monotonic` instant as wall-clock seconds (the container's clock is the host's)."""
+    return time.time() + (deadline - time.monotonic())
 
 
 def _exit_code(res: ExecResult) -> int | None:

@@ -77,6 +77,7 @@ class RunnerJob:
     exclude: tuple[str, ...] = ()  # path prefixes left out of first-party coverage
     argv0: str = WORKSPACE_EXECUTABLE  # what the program sees as its own name, as in the cleanroom
     output_cap: int = 256 * 1024
+    env: dict[str, str] = field(default_factory=dict)  # more variables for the program (a mutant's switch)
 
 
 def install_runner(sandbox: Sandbox) -> None:

@@ -1,0 +1,147 @@
+"""One build for many mutants: the reference's sources rewritten as mutant schemata
+(`mutation.schemata`) in a worker's build tree, built once, the program kept aside.
+
+A guard that does not compile is found from the compiler's diagnostics; its mutants leave
+the schema and the rest is built again (a few rounds at most: each round compiles only the
+files that changed). Python has no compile step in its build (a zipapp), so its schemata are
+compiled here, on the host, with the same blame. The sources are then put back as they were.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from taskfoundry.mutation.operators import Mutant
+from taskfoundry.mutation.schemata import Diagnostic, Schema, diagnostics, match_path, schema_of
+from taskfoundry.sandbox.base import ExecResult
+
+log = logging.getLogger(__name__)
+MAX_ROUNDS = 6
+
+
+@dataclass
+class SchemaBuild:
+    """What went into the schema program, and what could not (mutant id -> why)."""
+
+    switches: dict[str, int] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+    rounds: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Tree:
+    """The worker's build tree, as the schema build uses it."""
+
+    read: Callable[[str], bytes]  # repository-relative file -> its original bytes
+    write: Callable[[str, bytes], None]
+    build: Callable[[], ExecResult]  # builds, and keeps the program aside when it worked
+
+
+def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
+    """Every mutant it can in one schema program; the sources restored afterwards."""
+    start, out = time.monotonic(), SchemaBuild()
+    originals = {f: tree.read(f) for f in sorted({m.file for m in mutants})}
+    numbered: dict[str, list[tuple[int, Mutant]]] = {f: [] for f in originals}
+    for n, m in enumerate(mutants, 1):
+        numbered[m.file].append((n, m))
+    written: dict[str, bytes] = {}
+    try:
+        for out.rounds in range(1, MAX_ROUNDS + 1):
+            schemas = _render(originals, numbered, out)
+            for f, schema in schemas.items():
+                if written.get(f) != schema.text:
+                    tree.write(f, schema.text)
+                    written[f] = schema.text
+            res = tree.build()
+            if res.ok:
+                out.switches = {i: n for s in schemas.values() for i, n in s.switches.items()}
+                return out
+            if not _blame(schemas, res.text(), numbered, out):
+                log.info("schemata: a build error no guard explains: %s", res.text()[-800:])
+                break
+        _give_up(numbered, out, "the schemata did not build")
+        return out
+    finally:
+        for f, data in originals.items():
+            if f in written:
+                tree.write(f, data)
+        out.seconds = round(time.monotonic() - start, 2)
+
+
+def _render(
+    originals: dict[str, bytes], numbered: dict[str, list[tuple[int, Mutant]]], out: SchemaBuild
+) -> dict[str, Schema]:
+    schemas = {}
+    for f, source in originals.items():
+        if not numbered[f]:
+            continue
+        schema = schema_of(f, source, numbered[f])
+        for m in schema.unguarded:
+            out.left_out[m.id] = "no guard fits it"
+        if schema.unguarded:
+            gone = {m.id for m in schema.unguarded}
+            numbered[f] = [(n, m) for n, m in numbered[f] if m.id not in gone]
+        if schema.language == "python":
+            schema = _python_checked(f, source, numbered, out)
+        schemas[f] = schema
+    return schemas
+
+
+def _python_checked(
+    f: str, source: bytes, numbered: dict[str, list[tuple[int, Mutant]]], out: SchemaBuild
+) -> Schema:
+    """A Python schema that compiles (guards a SyntaxError blames leave it, as for C)."""
+    for _ in range(MAX_ROUNDS * 4):
+        schema = schema_of(f, source, numbered[f])
+        try:
+            compile(schema.text, f, "exec", dont_inherit=True)
+            return schema
+        except SyntaxError as exc:
+            blamed = schema.blame(Diagnostic(f, exc.lineno or 0, exc.offset))
+            if not blamed:
+                break
+            _drop(numbered, f, {m.id for g in blamed for _, m in g.mutants}, out, f"{exc.msg}")
+    _drop(numbered, f, {m.id for _, m in numbered[f]}, out, "its schema does not compile")
+    return schema_of(f, source, [])
+
+
+def _blame(
+    schemas: dict[str, Schema],
+    output: str,
+    numbered: dict[str, list[tuple[int, Mutant]]],
+    out: SchemaBuild,
+) -> bool:
+    """Take the mutants the build's errors point at out of the schema; False: none found."""
+    files = list(schemas)
+    langs = {s.language for s in schemas.values()}
+    found = False
+    for lang in langs:
+        for diag in diagnostics(lang, output):
+            f = match_path(diag.path, files)
+            if f is None:
+                continue
+            blamed = {m.id for g in schemas[f].blame(diag) for _, m in g.mutants}
+            if not blamed:  # an error outside every guard: the file's schema as a whole
+                blamed = {m.id for _, m in numbered[f]}
+            found |= bool(blamed & {m.id for _, m in numbered[f]})
+            _drop(numbered, f, blamed, out, f"its guarded form does not compile ({f}:{diag.line})")
+    return found
+
+
+def _drop(
+    numbered: dict[str, list[tuple[int, Mutant]]], f: str, ids: set[str], out: SchemaBuild, why: str
+) -> None:
+    for _, m in numbered[f]:
+        if m.id in ids:
+            out.left_out.setdefault(m.id, why)
+    numbered[f] = [(n, m) for n, m in numbered[f] if m.id not in ids]
+
+
+def _give_up(numbered: dict[str, list[tuple[int, Mutant]]], out: SchemaBuild, why: str) -> None:
+    for f in numbered:
+        _drop(numbered, f, {m.id for _, m in numbered[f]}, out, why)
+    out.switches = {}

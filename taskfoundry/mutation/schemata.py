@@ -1,0 +1,429 @@
+"""Mutant schemata: one source file rewritten so that every chosen mutant is in it, each
+behind a run-time switch (the environment variable `TF_MUTANT` holds the number of the one
+mutant that is on; unset or 0: the original program). The file is compiled once for all of
+its mutants instead of once per mutant.
+
+A mutant of an expression (an operator, a negation, a constant) guards the smallest
+expression around its bytes: `(on(7) ? (mutated) : (original))` in C and C++, an `if`
+expression in Rust, a conditional expression in Python. Go has no conditional expression,
+so there the statement around it is guarded: `if on(7) { mutated } else { original }`, as is
+a dropped statement and an inserted early return in every language. Guards nest: a mutant
+inside another's expression sits in the original branch of the outer guard, so whichever
+one mutant is switched on runs exactly its own text.
+
+Where a guarded form does not compile (a constant expression, an lvalue, a declaration
+whose scope an `if` would end), the compiler's diagnostics name the line: `blame` maps them
+back to the guards there, so those mutants can be left out and the rest built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from taskfoundry.mutation.operators import Mutant, language_of
+from taskfoundry.syntax.parse import parse
+
+ENV = "TF_MUTANT"
+
+# expressions a guard may wrap, by language (the smallest one around the mutated bytes)
+_EXPRESSIONS = {
+    "c": {
+        "binary_expression",
+        "unary_expression",
+        "update_expression",
+        "assignment_expression",
+        "number_literal",
+        "true",
+        "false",
+    },
+    "rust": {
+        "binary_expression",
+        "unary_expression",
+        "compound_assignment_expr",
+        "integer_literal",
+        "boolean_literal",
+    },
+    "python": {
+        "binary_operator",
+        "comparison_operator",
+        "boolean_operator",
+        "not_operator",
+        "integer",
+        "true",
+        "false",
+    },
+}
+_EXPRESSIONS["cpp"] = _EXPRESSIONS["c"]
+# nodes that hold statements: a guard of a whole statement must sit directly in one
+_BLOCKS = {
+    "c": {"compound_statement", "case_statement"},
+    "cpp": {"compound_statement", "case_statement"},
+    "rust": {"block"},
+    "go": {"statement_list"},
+    "python": {"block", "module"},
+}
+# where a value must be known when compiling: no run-time switch can choose it
+_CONSTANT_CONTEXT = {
+    "c": {"enumerator", "bitfield_clause", "case_statement", "static_assert_declaration"},
+    "rust": {"const_item", "static_item", "array_type", "match_pattern", "const_block", "attribute_item"},
+    "go": {"const_declaration"},
+    "python": set(),
+}
+_CONSTANT_CONTEXT["cpp"] = _CONSTANT_CONTEXT["c"] | {"template_argument_list"}
+_SCOPED = {
+    "short_var_declaration",
+    "var_declaration",
+    "const_declaration",
+    "labeled_statement",
+    "let_declaration",
+    "declaration",
+}
+# a newline in these may not be mere whitespace (strings, comments, preprocessor lines)
+_UNSAFE_FLAT = re.compile(r"[\"'#]|//|/\*")
+_PY_COND = f'__import__("os").environ.get("{ENV}") == "{{n}}"'
+
+
+@dataclass
+class Guard:
+    """One guarded span of the original file: the mutants there, one per switch number."""
+
+    start: int
+    end: int
+    statement: bool  # an `if` around a statement, else a conditional expression
+    mutants: list[tuple[int, Mutant]] = field(default_factory=list)
+    out_start: int = 0  # where its text sits in the schema, once rendered
+    out_end: int = 0
+
+
+@dataclass
+class Schema:
+    """A file's schema: its text, its guards, and the mutants no guard could hold."""
+
+    file: str
+    language: str
+    text: bytes
+    guards: list[Guard]
+    unguarded: list[Mutant]
+    head_lines: int = 0  # lines before the file's own first line that compilers do not count
+
+    @property
+    def switches(self) -> dict[str, int]:
+        """Mutant id -> its switch number, for the mutants in the schema."""
+        return {m.id: n for g in self.guards for n, m in g.mutants}
+
+    def blame(self, diag: Diagnostic) -> list[Guard]:
+        """The guards to blame for an error: the innermost at its line and column, else on its
+        line, else on the other lines the compiler showed with it."""
+        found = self._at(diag.line, diag.column)
+        for line in diag.shown if not found else ():
+            found += [g for g in self._at(line, None) if g not in found]
+        return found
+
+    def _at(self, line: int, column: int | None) -> list[Guard]:
+        line += self.head_lines
+        at = _line_starts(self.text)
+        lo = at[line - 1] if 0 < line <= len(at) else len(self.text)
+        hi = at[line] if line < len(at) else len(self.text) + 1
+        if column is not None:
+            spot = [g for g in self.guards if g.out_start <= lo + column - 1 < g.out_end]
+            if spot:
+                return _innermost(spot)
+        return _innermost([g for g in self.guards if g.out_start < hi and g.out_end > lo])
+
+
+def _innermost(guards: list[Guard]) -> list[Guard]:
+    def holds(g: Guard, o: Guard) -> bool:
+        return o is not g and g.out_start <= o.out_start and o.out_end <= g.out_end
+
+    return [g for g in guards if not any(holds(g, o) for o in guards)]
+
+
+def schema_of(file: str, source: bytes, numbered: list[tuple[int, Mutant]]) -> Schema:
+    """`source` (the file at `file`) with each (switch number, mutant) guarded."""
+    lang = language_of(file)
+    if lang is None:
+        raise ValueError(f"no grammar for {file}")
+    root = parse(source, lang).root_node
+    guards: dict[tuple[int, int, bool], Guard] = {}
+    unguarded: list[Mutant] = []
+    for n, m in numbered:
+        span = _span(root, source, m, lang)
+        if span is None:
+            unguarded.append(m)
+            continue
+        guards.setdefault(span, Guard(*span)).mutants.append((n, m))
+    ordered = sorted(guards.values(), key=lambda g: (g.start, g.start != g.end, -g.end))
+    tag = hashlib.sha256(file.encode()).hexdigest()[:8]
+    body = _Renderer(source, lang, tag, root).render(ordered)
+    head, tail = _prelude(lang, tag, root)
+    text = _insert(body, head, root, lang) + tail
+    shift = len(head)
+    for g in ordered:
+        g.out_start += shift
+        g.out_end += shift
+    return Schema(file, lang, text, ordered, unguarded, head.count(b"\n") if lang in ("c", "cpp") else 0)
+
+
+def _line_starts(text: bytes) -> list[int]:
+    return [0, *(i + 1 for i, c in enumerate(text) if c == 0x0A)]
+
+
+def _span(root: Node, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool] | None:
+    """The bytes a guard of `m` wraps, and whether it guards a statement; None: no guard fits."""
+    if m.operator == "return":  # an insertion before a statement
+        return (m.start, m.end, True)
+    node: Node | None = root.descendant_for_byte_range(m.start, max(m.start, m.end - 1))
+    if node is None or _constant_context(node, lang):
+        return None
+    want_statement = m.operator == "statement" or lang == "go"
+    while node is not None and not (node.start_byte <= m.start and m.end <= node.end_byte):
+        node = node.parent
+    while node is not None:
+        parent = node.parent
+        if parent is None:
+            return None
+        fits = node.start_byte <= m.start and m.end <= node.end_byte
+        if fits and not want_statement and node.type in _EXPRESSIONS.get(lang, ()):
+            return (node.start_byte, node.end_byte, False)
+        if fits and parent.type in _BLOCKS[lang] and node.is_named and "comment" not in node.type:
+            if node.type in _SCOPED:  # an `if` around it would end its names' scope
+                return None
+            if lang == "python" and not _own_line(source, node):
+                return None
+            return (node.start_byte, node.end_byte, True)
+        node = parent
+    return None
+
+
+def _constant_context(node: Node, lang: str) -> bool:
+    """Inside a constant (Rust's const and static items, array lengths, patterns; C's case
+    labels and enumerators), or in C an initializer of a file-scope or `static` variable."""
+    cur: Node | None = node
+    while cur is not None:
+        if cur.type == "case_statement":  # its label, not the statements under it
+            label = cur.child_by_field_name("value")
+            if label is not None and label.start_byte <= node.start_byte < label.end_byte:
+                return True
+        elif cur.type in _CONSTANT_CONTEXT[lang]:
+            return True
+        if lang in ("c", "cpp") and cur.type == "declaration" and _static_storage(cur):
+            return True
+        cur = cur.parent
+    return False
+
+
+def _static_storage(decl: Node) -> bool:
+    at_file_scope = decl.parent is not None and decl.parent.type in ("translation_unit", "declaration_list")
+    storage = any(c.type == "storage_class_specifier" and c.text == b"static" for c in decl.children)
+    return at_file_scope or storage
+
+
+def _own_line(source: bytes, node: Node) -> bool:
+    """A Python statement alone at the start of its line (an `if` can take its place)."""
+    line_start = node.start_byte - node.start_point[1]
+    return source[line_start : node.start_byte].strip() == b""
+
+
+class _Renderer:
+    def __init__(self, source: bytes, lang: str, tag: str, root: Node) -> None:
+        self.src, self.lang, self.tag, self.root = source, lang, tag, root
+        self.out = bytearray()
+
+    def render(self, guards: list[Guard]) -> bytes:
+        self._span(0, len(self.src), guards)
+        return bytes(self.out)
+
+    def _span(self, lo: int, hi: int, guards: list[Guard]) -> None:
+        """Bytes [lo, hi) of the source with `guards` (sorted, all inside) rendered."""
+        at, i = lo, 0
+        while i < len(guards):
+            g = guards[i]
+            inner = []
+            i += 1
+            while g.start != g.end and i < len(guards) and guards[i].end <= g.end:
+                inner.append(guards[i])
+                i += 1
+            self.out += self.src[at : g.start]
+            g.out_start = len(self.out)
+            if g.start == g.end:  # inserted statements: `if on(n) { inserted }` each
+                for n, m in g.mutants:
+                    self.out += self._insertion(n, m.replacement, g.start).encode()
+            else:
+                self._branches(g, inner)
+            g.out_end = len(self.out)
+            at = g.end
+        self.out += self.src[at:hi]
+
+    def _branches(self, g: Guard, inner: list[Guard]) -> None:
+        """`on(a) ? A : on(b) ? B : original`, in the language's words."""
+        for i, (n, m) in enumerate(g.mutants):
+            mutated = self.src[g.start : m.start] + m.replacement.encode() + self.src[m.end : g.end]
+            text = self._one_line(mutated.decode())
+            self.out += self._open(i, self._cond(n, g.start), text, g.statement).encode()
+        self.out += self._else(g.statement).encode()
+        self._span(g.start, g.end, inner)
+        self.out += self._close(len(g.mutants), g.statement).encode()
+
+    def _one_line(self, text: str) -> str:
+        """The mutated copy on one line where whitespace allows, so that the lines after it
+        keep their numbers (in assertion messages, panics, `__LINE__`)."""
+        if "\n" not in text or self.lang not in ("c", "cpp", "rust") or _UNSAFE_FLAT.search(text):
+            return text
+        return text.replace("\r", " ").replace("\n", " ")
+
+    # the language's words ------------------------------------------------------------
+    def _cond(self, n: int, at: int) -> str:
+        if self.lang == "go":
+            return f'tfMut_{self.tag} == "{n}"'
+        if self.lang == "python":
+            return _PY_COND.format(n=n)
+        prefix = rust_call_prefix(self.root, at) if self.lang == "rust" else ""
+        return f"{prefix}tf_mut_{self.tag}({n})"
+
+    def _open(self, i: int, cond: str, mutated: str, statement: bool) -> str:
+        if self.lang == "python":
+            if statement:
+                ind = self._indent()
+                return f"if {cond}:\n{ind}    {mutated}\n{ind}el"
+            return f"({mutated} if {cond} else "
+        if self.lang in ("c", "cpp"):
+            return f"if ({cond}) {{ {mutated} }} else " if statement else f"(({cond}) ? ({mutated}) : "
+        # Rust and Go: `else if`, never `else (`
+        lead = "(" if i == 0 and not statement else ""
+        return f"{lead}if {cond} {{ {mutated} }} else "
+
+    def _else(self, statement: bool) -> str:
+        if self.lang == "python":  # the last `el` + `se:`, the original indented below it
+            return f"se:\n{self._indent()}    " if statement else "("
+        return "{ " if statement or self.lang != "c" and self.lang != "cpp" else "("
+
+    def _close(self, count: int, statement: bool) -> str:
+        if self.lang == "python":
+            return "" if statement else ")" * (count + 1)
+        if statement:
+            return " }"
+        if self.lang in ("c", "cpp"):
+            return ")" * (count + 1)
+        return " })"
+
+    def _insertion(self, n: int, text: str, at: int) -> str:
+        cond = self._cond(n, at)
+        if self.lang == "python":  # text is `return None\n<indent>`
+            value, sep, indent = text.partition("\n")
+            return f"if {cond}: {value}{sep}{indent}"
+        if self.lang in ("c", "cpp"):
+            return f"if ({cond}) {{ {text.strip()} }} "
+        return (
+            f"if {cond} {{ {text.strip()} }}; " if self.lang == "go" else f"if {cond} {{ {text.strip()} }} "
+        )
+
+    def _indent(self) -> str:
+        start = self.out.rfind(b"\n") + 1
+        line = bytes(self.out[start:])
+        return line[: len(line) - len(line.lstrip())].decode()
+
+
+def _prelude(lang: str, tag: str, root: Node) -> tuple[bytes, bytes]:
+    """Text before (at the start, or after Go's package clause) and after the file's own."""
+    name = f"tf_mut_{tag}"
+    if lang in ("c", "cpp"):
+        guard = f"TF_MUT_{tag.upper()}"
+        head = f"static int {name}(int);\n#line 1\n"  # the file's own lines keep their numbers
+        tail = (
+            f"\n#ifndef {guard}\n#define {guard}\n#include <stdlib.h>\n"
+            f"__attribute__((unused)) static int {name}(int id) {{\n"
+            f"  static int on = -1;\n"
+            f'  if (on < 0) {{ const char *v = getenv("{ENV}"); on = v ? atoi(v) : 0; }}\n'
+            f"  return on == id;\n}}\n#endif\n"
+        )
+        return head.encode(), tail.encode()
+    if lang == "rust":
+        tail = (
+            f"\n#[allow(dead_code)]\nfn {name}(id: usize) -> bool {{\n"
+            "    use ::std::sync::atomic::{AtomicUsize, Ordering};\n"
+            "    static ON: AtomicUsize = AtomicUsize::new(usize::MAX);\n"
+            "    let mut on = ON.load(Ordering::Relaxed);\n"
+            f'    if on == usize::MAX {{ on = ::std::env::var("{ENV}").ok()'
+            ".and_then(|v| v.parse().ok()).unwrap_or(0); ON.store(on, Ordering::Relaxed); }\n"
+            "    on == id\n}\n"
+        )
+        return b"", tail.encode()
+    if lang == "go":
+        head = f'; import tfos_{tag} "os"'
+        tail = f'\nvar tfMut_{tag} = tfos_{tag}.Getenv("{ENV}")\n'
+        return head.encode(), tail.encode()
+    return b"", b""
+
+
+def _insert(body: bytes, head: bytes, root: Node, lang: str) -> bytes:
+    """`head` at the start of `body`, or for Go right after the package clause (the guards'
+    out offsets are then wrong by len(head) before that point; none can be there)."""
+    if lang != "go" or not head:
+        return head + body
+    clause = next((c for c in root.children if c.type == "package_clause"), None)
+    at = clause.end_byte if clause is not None else 0
+    return body[:at] + head + body[at:]
+
+
+def rust_call_prefix(root: Node, at: int) -> str:
+    """`super::` once per inline `mod` around byte `at`: the helper is at the file's top."""
+    node: Node | None = root.descendant_for_byte_range(at, at)
+    depth = 0
+    while node is not None:
+        if node.type == "mod_item":
+            depth += 1
+        node = node.parent
+    return "super::" * depth
+
+
+_GCC = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error\b", re.M)
+_GO = re.compile(r"^(?P<path>[^\s:#][^:\n]*\.go):(?P<line>\d+):(?:(?P<col>\d+):)? ", re.M)
+_RUST_BLOCK = re.compile(r"^(?=error|warning)", re.M)
+_RUST_AT = re.compile(r"^\s*--> (?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+)", re.M)
+_RUST_SHOWN = re.compile(r"^\s*(\d+) \|", re.M)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """An error of a build: where the compiler points, and the other lines it shows (rustc
+    shows the lines that gave an expression its type, when the error is elsewhere)."""
+
+    path: str  # as the compiler wrote it
+    line: int
+    column: int | None = None
+    shown: tuple[int, ...] = ()
+
+
+def diagnostics(lang: str, output: str) -> list[Diagnostic]:
+    """The errors in a build's output (C and C++: gcc's and clang's form)."""
+    if lang == "rust":
+        return _rust_diagnostics(output)
+    found = []
+    for m in (_GO if lang == "go" else _GCC).finditer(output):
+        col = m.group("col")
+        found.append(Diagnostic(m.group("path"), int(m.group("line")), int(col) if col else None))
+    return found
+
+
+def _rust_diagnostics(output: str) -> list[Diagnostic]:
+    found = []
+    for block in _RUST_BLOCK.split(output):
+        at = _RUST_AT.search(block)
+        if block.startswith("error") and at is not None:
+            shown = tuple(int(n) for n in _RUST_SHOWN.findall(block))
+            found.append(Diagnostic(at.group("path"), int(at.group("line")), int(at.group("col")), shown))
+    return found
+
+
+def match_path(written: str, files: list[str]) -> str | None:
+    """Which of `files` (repository-relative) a compiler's path names."""
+    clean = written.strip().removeprefix("./")
+    for f in files:
+        if clean == f or clean.endswith("/" + f):
+            return f
+    base = [f for f in files if f.rsplit("/", 1)[-1] == clean.rsplit("/", 1)[-1]]
+    return base[0] if len(base) == 1 else None

@@ -1,0 +1,261 @@
+"""Mutant schemata, compiled for real: each mutant switched on in the one schema build behaves
+as the same mutant built alone, and what does not compile is blamed on its guard."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.mutation.operators import Mutant, mutants_of
+from taskfoundry.mutation.schemata import Diagnostic, diagnostics, match_path, schema_of
+from taskfoundry.syntax.parse import parse
+
+C_PROGRAM = b"""#include <stdio.h>
+#include <stdlib.h>
+static int table[3] = {1, 2, 3};
+static int clamp(int v, int lo, int hi) {
+    if (v < lo) return lo;
+    if (v > hi) return hi;
+    return v;
+}
+int main(int argc, char **argv) {
+    int total = 0;
+    for (int i = 1; i < argc; i++) {
+        int v = atoi(argv[i]);
+        if (v % 2 == 0 && v != 0) total += v * 2;
+        else total -= !v ? 1 : v;
+        if (total > 100) break;
+    }
+    printf("%d %d\\n", clamp(total, -50, 50), table[1]);
+    return total < 0;
+}
+"""
+
+RUST_PROGRAM = b"""use std::env;
+fn score(v: i64) -> i64 {
+    if v % 3 == 0 { return v / 3; }
+    let mut x = v;
+    x += 2;
+    x * 2 - 1
+}
+mod inner {
+    pub fn twice(v: i64) -> i64 { v + v }
+}
+fn main() {
+    let mut total: i64 = 0;
+    for a in env::args().skip(1) {
+        let v: i64 = a.parse().unwrap_or(0);
+        if v > 10 && !(v == 12) { total += inner::twice(v); } else { total -= score(v); }
+    }
+    println!("{}", total);
+}
+"""
+
+PY_PROGRAM = b"""import sys
+
+
+def score(v):
+    if v % 3 == 0:
+        return v // 3
+    x = v
+    x += 2
+    return x * 2 - 1
+
+
+def main():
+    total = 0
+    for a in sys.argv[1:]:
+        v = int(a)
+        if v > 10 and not v == 12:
+            total += v
+        else:
+            total -= score(v)
+    print(total)
+
+
+main()
+"""
+ARGS = [["4", "7", "0"], ["12", "13", "3"], ["-5", "200", "2"], []]
+
+
+def _run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Exit status and stdout (stderr names the source's path, which differs by build)."""
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30)
+    return res.returncode, res.stdout
+
+
+def _behaviour(cmd: list[str], switch: int | None = None) -> list[tuple[int, str]]:
+    env = {"PATH": os.environ["PATH"]} | ({"TF_MUTANT": str(switch)} if switch else {})
+    return [_run(cmd + a, env) for a in ARGS]
+
+
+def _source(out: Path, name: str, source: bytes) -> Path:
+    """The source as `name` (the name diagnostics give) in a directory of its own."""
+    src = out.parent / f"{out.name}.d" / name
+    src.parent.mkdir(exist_ok=True)
+    src.write_bytes(source)
+    return src
+
+
+def _compile_c(source: bytes, out: Path) -> tuple[bool, str]:
+    src = _source(out, "prog.c", source)
+    res = subprocess.run(["gcc", "-O1", "-o", str(out), str(src)], capture_output=True, text=True)
+    return res.returncode == 0, res.stderr
+
+
+def _compile_rust(source: bytes, out: Path) -> tuple[bool, str]:
+    src = _source(out, "prog.rs", source)
+    res = subprocess.run(
+        ["rustc", "-O", "--edition", "2021", "-o", str(out), str(src)], capture_output=True, text=True
+    )
+    return res.returncode == 0, res.stderr
+
+
+def _schema_until_built(file: str, source: bytes, compile_, out: Path) -> tuple[dict[str, int], set[str]]:
+    """Build the schema of every mutant of `source`, leaving out what the errors blame."""
+    numbered = list(enumerate(mutants_of(file, source), 1))
+    left_out: set[str] = set()
+    for _ in range(8):
+        schema = schema_of(file, source, numbered)
+        left_out |= {m.id for m in schema.unguarded}
+        ok, errors = compile_(schema.text, out)
+        if ok:
+            return schema.switches, left_out
+        blamed = {
+            m.id
+            for d in diagnostics(schema.language, errors)
+            if match_path(d.path, [file]) == file
+            for g in schema.blame(d)
+            for _, m in g.mutants
+        }
+        assert blamed, f"an error no guard explains:\n{errors[-3000:]}"
+        left_out |= blamed
+        numbered = [(n, m) for n, m in numbered if m.id not in left_out]
+    raise AssertionError("the schema never built")
+
+
+def _agree(file: str, source: bytes, compile_, tmp: Path) -> tuple[int, int, int]:
+    """Every mutant in the schema behaves as the mutant built alone; (in schema, compared, left out)."""
+    switches, left_out = _schema_until_built(file, source, compile_, tmp / "schema")
+    plain = tmp / "plain"
+    assert compile_(source, plain)[0]
+    assert _behaviour([str(tmp / "schema")]) == _behaviour([str(plain)])  # no switch: the original
+    compared = 0
+    for m in mutants_of(file, source):
+        if m.id not in switches:
+            continue
+        ok, _ = compile_(m.apply(source), tmp / "alone")
+        if not ok:  # a mutant that does not compile alone cannot compile guarded either
+            continue
+        alone = _behaviour([str(tmp / "alone")])
+        assert _behaviour([str(tmp / "schema")], switches[m.id]) == alone, (m, switches[m.id])
+        compared += 1
+    return len(switches), compared, len(left_out)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_c_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:
+    in_schema, compared, left_out = _agree("prog.c", C_PROGRAM, _compile_c, tmp_path)
+    assert compared >= 25 and compared == in_schema
+    assert left_out >= 1  # `{1, 2, 3}` of a static array: a run-time switch is no constant
+    assert b"#line 1" in schema_of("prog.c", C_PROGRAM, []).text  # __LINE__ and assert() unchanged
+
+
+@pytest.mark.skipif(shutil.which("rustc") is None, reason="needs rustc")
+def test_rust_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:
+    in_schema, compared, _ = _agree("prog.rs", RUST_PROGRAM, _compile_rust, tmp_path)
+    assert compared >= 15
+    assert in_schema >= compared
+
+
+def test_python_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:
+    source = PY_PROGRAM
+    numbered = list(enumerate(mutants_of("prog.py", source), 1))
+    schema = schema_of("prog.py", source, numbered)
+    compile(schema.text, "prog.py", "exec")
+    assert not schema.unguarded
+    (tmp_path / "schema.py").write_bytes(schema.text)
+    (tmp_path / "plain.py").write_bytes(source)
+    schema_cmd, plain_cmd = (
+        [sys.executable, str(tmp_path / "schema.py")],
+        [sys.executable, str(tmp_path / "plain.py")],
+    )
+    assert _behaviour(schema_cmd) == _behaviour(plain_cmd)
+    for n, m in numbered:
+        (tmp_path / "alone.py").write_bytes(m.apply(source))
+        assert _behaviour(schema_cmd, n) == _behaviour([sys.executable, str(tmp_path / "alone.py")]), m
+
+
+def test_go_schema_guards_statements_and_parses() -> None:
+    source = b"""package main
+
+import "fmt"
+
+func score(v int) int {
+	if v%3 == 0 {
+		return v / 3
+	}
+	x := v + 1
+	x += 2
+	return x*2 - 1
+}
+
+func main() {
+	fmt.Println(score(4))
+}
+"""
+    numbered = list(enumerate(mutants_of("main.go", source), 1))
+    schema = schema_of("main.go", source, numbered)
+    tree = parse(schema.text, "go").root_node
+    assert not tree.has_error, schema.text.decode()
+    assert b"import tfos_" in schema.text and b"tfMut_" in schema.text
+    # `x := v + 1`: an `if` would end x's scope, so its mutants are left to a rebuild
+    declared = {m.id for m in schema.unguarded}
+    assert declared and all(m.line == 9 for m in schema.unguarded)
+    assert len(schema.switches) == len(numbered) - len(declared)
+
+
+def test_blame_finds_the_guard_at_the_error() -> None:
+    source = b"int x = 3;\nint main(void) { return x > 1; }\n"
+    at = source.index(b"1;")
+    m = Mutant("a.c", 2, "constant", at, at + 1, "1", "1 +")  # a guard that cannot compile
+    schema = schema_of("a.c", source, [(1, m)])
+    line = schema.text[: schema.guards[0].out_start].count(b"\n") + 1 - schema.head_lines
+    assert schema.blame(Diagnostic("a.c", line, None)) == schema.guards
+    assert schema.blame(Diagnostic("a.c", line + 5, None)) == []
+
+
+def test_constants_get_no_guard() -> None:
+    """A run-time switch cannot choose a value the compiler must know: those are rebuilt alone."""
+    c = (
+        b"static int t[2] = {1, 2};\nenum { A = 3 };\n"
+        b"int f(int v) { switch (v) { case 4: v++; } return 6; }\n"
+    )
+    schema = schema_of("a.c", c, list(enumerate(mutants_of("a.c", c), 1)))
+    assert {m.original for m in schema.unguarded} == {"1", "2"}
+    guarded = {(m.original, m.replacement) for g in schema.guards for _, m in g.mutants}
+    assert ("++", "--") in guarded and ("6", "7") in guarded
+    rust = b"const N: usize = 7;\nfn f(v: u8) -> u8 { match v { 8 => 9, _ => 10 } }\n"
+    schema = schema_of("a.rs", rust, list(enumerate(mutants_of("a.rs", rust), 1)))
+    assert {m.original for m in schema.unguarded} == {"7", "8"}
+    assert {m.original for g in schema.guards for _, m in g.mutants} >= {"9", "10"}
+
+
+def test_diagnostics_of_each_compiler() -> None:
+    gcc = "src/csv.c:271:100: error: invalid operands\nsrc/x.c:3:1: warning: unused\n"
+    assert diagnostics("c", gcc) == [Diagnostic("src/csv.c", 271, 100)]
+    rust = (
+        "warning: unused\n --> src/a.rs:1:1\n\n"
+        "error[E0308]: mismatched types\n  --> src/main.rs:54:34\n   |\n44 | |  if x\n54 | |  opts\n"
+    )
+    assert diagnostics("rust", rust) == [Diagnostic("src/main.rs", 54, 34, (44, 54))]
+    go = "# example.com/logsum\n./parse.go:12:5: undefined: x\n"
+    assert diagnostics("go", go) == [Diagnostic("./parse.go", 12, 5)]
+    assert match_path("./parse.go", ["parse.go", "main.go"]) == "parse.go"
+    assert match_path("../src/csv.c", ["src/csv.c"]) == "src/csv.c"
+    assert match_path("other.c", ["src/csv.c"]) is None
