@@ -17,20 +17,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.kind import ProgramKind
-from taskfoundry.kinds.program.mutate.analyze import analyze, run_planned
+from taskfoundry.kinds.program.mutate.analyze import Done, analyze, run_planned
 from taskfoundry.kinds.program.mutate.models import MutantRecord
-from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
-from taskfoundry.kinds.program.mutate.select import plan
+from taskfoundry.kinds.program.mutate.pool import WorkerPool
+from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan, rebuild_plan
+from taskfoundry.kinds.program.mutate.select import Planned, plan
+from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.models import DropRecord
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage
@@ -41,12 +46,32 @@ DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")
 HEAD = (
     "| task | generate s | filter s: runs → rounds (same kept and drops) | first analysis s: rebuild way "
     "(mutants) → schemata | stage s (guided) | build s/mutant old→new | tests s/mutant old→new | "
-    "way schema/rebuild | agree | score: rebuild way → schemata → after guided |"
+    "way schema/rebuild | agree | score: rebuild way → schemata on the same mutants → schemata, "
+    "all → after guided |"
 )
 
 
 def _mean(values: list[float]) -> float:
     return statistics.mean(values) if values else 0.0
+
+
+def _rebuild_way(
+    image: str,
+    rebuild: RebuildPlan,
+    suite: Path,
+    planned: list[Planned],
+    config: MutationConfig,
+    harness: EvalConfig,
+    deadline: float,
+) -> Done:
+    with WorkerPool(image, rebuild, config, harness) as pool:
+        pool.start(suite, [p.mutant for p in planned])
+        return run_planned(pool, planned, deadline)
+
+
+def _score(records: list[MutantRecord]) -> float | None:
+    scored = [r for r in records if r.status in ("killed", "survived")]
+    return sum(r.status == "killed" for r in scored) / len(scored) if scored else None
 
 
 def _timed(fn: Any, *args: Any) -> tuple[Any, float]:
@@ -96,7 +121,7 @@ def measure(source: str, config: Config, rebuild_sample: int) -> dict[str, Any]:
     old_cfg = cfg.model_copy(update={"schemata": False})
     deadline = time.monotonic() + cfg.max_seconds
     old, old_s = _timed(
-        run_planned,
+        _rebuild_way,
         build.image,
         rebuild_plan(build.recipe),
         gen.suite,
@@ -110,7 +135,6 @@ def measure(source: str, config: Config, rebuild_sample: int) -> dict[str, Any]:
     report = verdict.mutation
     guided = report.guided if report else None
     ways = [r.way for r in new.records]
-    old_scored = [r for r in old.records if r.status in ("killed", "survived")]
     return {
         "task": src.task_id,
         "generate_seconds": gen_s,
@@ -136,11 +160,16 @@ def measure(source: str, config: Config, rebuild_sample: int) -> dict[str, Any]:
         "agree": agree,
         "differ": differ,
         "score": [
-            sum(r.status == "killed" for r in old_scored) / len(old_scored) if old_scored else None,
+            _score(old.records),
+            _score([r for r in new.records if r.id in {o.id for o in old.records}]),
             new.score,
             report.score if report else None,
         ],
         "counts_new": [new.killed, new.survived, new.timeout, new.build_failed, new.equivalent],
+        # why the mutants the schemata could not hold were rebuilt alone
+        "rebuilt_why": Counter(
+            re.sub(r"\(.*?\)", "(...)", (r.detail or "")[:90]) for r in new.records if r.way == "rebuild"
+        ).most_common(6),
     }
 
 

@@ -16,12 +16,14 @@ import pytest
 from taskfoundry import sections
 from taskfoundry.agent.fake_formats import FakeToolCall, FakeTurn
 from taskfoundry.agent.fake_server import FakeLLMServer
+from taskfoundry.assets import asset
 from taskfoundry.config import Config
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.mutate.analyze import LIMITS, analyze
+from taskfoundry.kinds.program.mutate.analyze import analyze
+from taskfoundry.kinds.program.mutate.pool import LIMITS
 from taskfoundry.kinds.program.mutate.rebuild import PROGRAM, rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned
-from taskfoundry.kinds.program.mutate.worker import MutantWorker
+from taskfoundry.kinds.program.mutate.worker import GUARD_SETTINGS, MIN_TIMEOUT, MutantWorker
 from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.stage import write_suite
@@ -331,6 +333,11 @@ def test_a_schema_session_goes_on_past_hangs_floods_and_build_failures(schema_wo
     assert set(schema_worker.schema.switches) == {_minus().id, _hang().id, _flood().id}
     assert "does not compile" in schema_worker.schema.left_out[_broken().id]
     assert schema_worker.failing(TESTS) == set()
+    assert schema_worker.guard == "c"  # the build image has a compiler
+    # a hang costs the timeout fitted to the suite's slowest test on the schema program
+    conf = schema_worker.box.exec(["cat", GUARD_SETTINGS], timeout=30).stdout.decode()
+    assert f"timeout={schema_worker.timeout:g}\n" in conf
+    assert MIN_TIMEOUT <= schema_worker.timeout <= FAST.program_timeout
     planned = [
         Planned(_hang(), ("eval.tests.test_mutcalc.test_wait_some",)),
         Planned(_flood(), ("eval.tests.test_mutcalc.test_count_three",)),
@@ -347,6 +354,52 @@ def test_a_schema_session_goes_on_past_hangs_floods_and_build_failures(schema_wo
     ]
     assert "timeout" in records[0].detail and "flood" in records[1].detail and not out_of_time
     assert records[3].killed_by == "eval.tests.test_mutcalc.test_add_small"
+
+
+# (name, program script, what each guard must give: exit status, mark, output)
+GUARD_CASES = [
+    ("switch", 'echo "on=$TF_MUTANT $*"; exit 3', (3, "", "on=7 a b c\n")),
+    ("hang", "sleep 30", (124, "timeout", "")),
+    ("flood", "yes", (125, "flood", None)),
+    ("signal", "kill -SEGV $$", (-11, "", "")),
+]
+
+
+@pytest.mark.parametrize("name,script,want", GUARD_CASES, ids=[c[0] for c in GUARD_CASES])
+def test_the_compiled_guard_does_what_the_python_guard_does(
+    schema_worker: MutantWorker, name, script, want
+) -> None:  # type: ignore[no-untyped-def]
+    """Both guards on the same program: its status (or its signal), the mark, its output."""
+    box = schema_worker.box
+    conf = box.exec(["cat", GUARD_SETTINGS], timeout=30).stdout
+    setup = (
+        f"mkdir -p /tmp/g/marks && printf '#!/bin/sh\\n%s\\n' '{script}' > /tmp/g/prog"
+        " && chmod 755 /tmp/g/prog"
+        " && cp /workspace/executable /tmp/g/c"
+    )
+    assert box.exec(setup, timeout=30, user="0:0").ok
+    settings = (
+        "program=/tmp/g/prog\nargv0=prog\ntimeout=1\ncap=65536\nmarks=/tmp/g/marks\ncurrent=/tmp/g/current\n"
+    )
+    box.put_file(settings.encode(), GUARD_SETTINGS)
+    box.put_file(b"program=/tmp/g/prog\nswitch=7\n", "/tmp/g/current")
+    box.put_file(asset("program/mutant_guard.py"), "/tmp/g/py", mode=0o755)
+    try:
+        for guard in ("/tmp/g/c", "/tmp/g/py"):
+            res = box.exec(
+                f'rm -f /tmp/g/marks/*; {guard} a b c; echo "rc=$?" >&2; ls /tmp/g/marks >&2',
+                timeout=30,
+                user="0:0",
+            )
+            err = res.stderr.decode()
+            code = int(err.split("rc=")[1].split()[0])
+            status, mark, out = want
+            assert (code if code < 128 else -(code - 128)) == status, (guard, err)
+            assert mark in err.split("rc=")[1], (guard, err)
+            if out is not None:
+                assert res.stdout.decode() == out, guard
+    finally:
+        box.put_file(conf, GUARD_SETTINGS)
 
 
 def test_a_session_that_dies_resumes_after_the_mutant_it_died_on(schema_worker: MutantWorker) -> None:
@@ -585,3 +638,72 @@ def test_the_filter_in_one_session_keeps_and_drops_as_one_run_per_container(  # 
     assert ("dummy_pass", "echo") in reasons[True][planted[2]]
     assert [d.id for d in rounds.dropped[planted[3]]] == ["slow_or_hang"]
     assert rounds.gold_runs == runs.gold_runs
+
+
+# a program with a memory outside its working directory: the second run answers otherwise
+STATEFUL = (
+    b"#!/bin/sh\nif [ -e /tmp/tf-seen ] || [ -e /dev/shm/tf-seen ]; then echo again; exit 0; fi\n"
+    b": > /tmp/tf-seen; : > /dev/shm/tf-seen; echo first\n"
+)
+FIRST = (
+    "from tfrun import run\n\n\ndef test_first(tmp_path):\n"
+    '    assert run([], cwd=tmp_path).stdout == "first\\n"\n'
+)
+NO_RESET = b"def empty_basetemp(session):\n    pass\n\n\ndef sweep_programs_files():\n    pass\n"
+
+
+@pytest.mark.parametrize("reset", [True, False], ids=["reset", "defence-off"])
+def test_a_round_does_not_see_what_the_last_rounds_program_left(  # type: ignore[no-untyped-def]
+    mutcalc, clean, docker_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reset: bool
+) -> None:
+    """A gold that remembers its last run in /tmp and /dev/shm: in one container a run, each
+    gold run is its first; in rounds of one session, only if what it left goes between rounds."""
+    import dataclasses
+
+    from taskfoundry.grading import rounds
+    from taskfoundry.kinds.program.filter.run import Grader, run_filter
+    from taskfoundry.kinds.program.filter.suite_run import with_executable
+    from taskfoundry.kinds.program.settings import FilterConfig
+
+    if not reset:
+        monkeypatch.setattr(
+            rounds, "asset", lambda name: NO_RESET if "session_reset" in name else asset(name)
+        )
+    suite = tmp_path / "suite"
+    write_suite(suite, {"test_state.py": FIRST})
+    grader = Grader.load(docker_client, clean.image, suite, HARNESS.model_copy(update={"pytest_workers": 1}))
+    grader = dataclasses.replace(grader, workspace=with_executable(grader.workspace, STATEFUL))
+    test = "eval.tests.test_state.test_first"
+    runs = run_filter(grader, [test], "", FilterConfig(one_session=False, parallel=1))
+    rounds_ = run_filter(grader, [test], "", FilterConfig(one_session=True, parallel=1))
+    assert runs.kept == [test]
+    if reset:
+        assert rounds_.kept == runs.kept
+    else:  # gold's second round answers "again": the test looks flaky and goes
+        assert rounds_.kept == [] and rounds_.dropped[test][0].id.startswith("gold")
+
+
+@pytest.mark.parametrize("reset", [True, False], ids=["reset", "defence-off"])
+def test_a_mutant_does_not_see_what_the_last_mutants_program_left(  # type: ignore[no-untyped-def]
+    schema_worker: MutantWorker, reset: bool
+) -> None:
+    """The same program for three entries of one session: each passes (survives) only if what
+    the program left in /tmp and /dev/shm goes between mutants."""
+    from taskfoundry.kinds.program.mutate.worker import PLUGIN_DIR, Entry
+
+    box = schema_worker.box
+    plugin = box.get_file(f"{PLUGIN_DIR}/session_reset.py")
+    box.put_file(STATEFUL, "/task/mutant/stateful", mode=0o755)
+    box.put_file(FIRST.encode(), "/workspace/eval/tests/test_state.py")
+    if not reset:
+        box.put_file(NO_RESET, f"{PLUGIN_DIR}/session_reset.py")
+    test = "eval/tests/test_state.py::test_first"
+    try:
+        found = schema_worker.session([Entry(n, "/task/mutant/stateful", 0, (test,)) for n in "abc"], None)
+    finally:
+        box.put_file(plugin, f"{PLUGIN_DIR}/session_reset.py")
+        box.exec(
+            "rm -f /workspace/eval/tests/test_state.py /tmp/tf-seen /dev/shm/tf-seen", timeout=30, user="0:0"
+        )
+    statuses = [found[n].status for n in "abc"]
+    assert statuses == (["survived"] * 3 if reset else ["survived", "killed", "killed"]), found

@@ -14,8 +14,8 @@ from taskfoundry import sections
 from taskfoundry.builders.detect_c import autotools, cmake
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import MutationError
-from taskfoundry.kinds.program.mutate.analyze import split_evenly
 from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationReport
+from taskfoundry.kinds.program.mutate.pool import split_evenly
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned, plan
 from taskfoundry.kinds.program.mutate.worker import node_id
@@ -356,7 +356,7 @@ def test_the_stage_budget_bounds_the_guided_step(tmp_path: Path, monkeypatch: py
     gen, filt, report = _stage_inputs(tmp_path)
     settings = MutationSettings(out=tmp_path, namespace="t")
     past = time.monotonic() - 1
-    suite, verdict = stage.strengthen(None, None, None, gen, filt, report, settings, None, past)  # type: ignore[arg-type]
+    suite, verdict = stage.strengthen(None, None, None, gen, filt, report, settings, None, past, None)  # type: ignore[arg-type]
     assert suite is gen and verdict.mutation is not None
     assert verdict.mutation.exhausted == "time" and verdict.mutation.score == report.score
     assert verdict.mutation.guided and "time budget" in (verdict.mutation.guided.error or "")
@@ -374,15 +374,16 @@ def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.Mo
     seen: dict[str, float] = {}
 
     def analyze(*args: object) -> MutationReport:
-        seen["analyze"] = float(args[-1])  # type: ignore[arg-type]
+        seen["analyze"] = float(args[-2])  # type: ignore[arg-type]
         return report
 
     def strengthen(*args: object) -> tuple[object, object]:
-        seen["strengthen"] = float(args[-1])  # type: ignore[arg-type]
+        seen["strengthen"] = float(args[-2])  # type: ignore[arg-type]
         return gen, filt
 
     monkeypatch.setattr(stage, "analyze", analyze)
     monkeypatch.setattr(stage, "strengthen", strengthen)
+    monkeypatch.setattr(stage, "rebuild_plan", lambda recipe: None)
     settings = MutationSettings(out=tmp_path, namespace="t", mutation=MutationConfig(max_seconds=60))
     src, build = SimpleNamespace(path=tmp_path, task_id="t"), SimpleNamespace(image="i", recipe=None)
     start = time.monotonic()

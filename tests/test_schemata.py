@@ -4,6 +4,7 @@ as the same mutant built alone, and what does not compile is blamed on its guard
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -259,3 +260,97 @@ def test_diagnostics_of_each_compiler() -> None:
     assert match_path("./parse.go", ["parse.go", "main.go"]) == "parse.go"
     assert match_path("../src/csv.c", ["src/csv.c"]) == "src/csv.c"
     assert match_path("other.c", ["src/csv.c"]) is None
+
+
+# figlet's inflate.c in small: a statement that is an #ifdef, and a macro that declares labels
+C_REAL = b"""#include <stdio.h>
+#include <stdlib.h>
+#define CATCH_BEGIN goto done; cleanup: puts("cleanup"); done:
+static int parse(int v) {
+    int r = 0;
+    if (v < 0) goto cleanup;
+#ifdef WIDE
+    if (v > 300) r = 2;
+#else
+    if (v > 30) r = 1;
+#endif
+    r += v * 2;
+    CATCH_BEGIN
+    return r;
+}
+int main(int argc, char **argv) {
+    printf("%d\\n", parse(argc > 1 ? atoi(argv[1]) : 3));
+    return 0;
+}
+"""
+
+
+def test_a_statement_that_starts_with_a_preprocessor_line_gets_no_guard() -> None:
+    """`r = 2;` is the body of an `if` inside an #ifdef: the statement a guard would wrap is the
+    #ifdef itself, and `if (on) { #ifdef` is not C."""
+    numbered = list(enumerate(mutants_of("a.c", C_REAL), 1))
+    schema = schema_of("a.c", C_REAL, numbered)
+    assert {m.original for m in schema.unguarded if m.operator == "statement"} == {"r = 2;", "r = 1;"}
+    assert "r += v * 2;" in {m.original for g in schema.guards for _, m in g.mutants}
+    assert not re.search(rb"\{\s*#", schema.text)
+
+
+def test_an_error_in_a_macro_is_blamed_on_the_guards_where_it_is_used() -> None:
+    """The error points into the macro's definition, outside every guard; gcc's note names
+    the line that uses it, and the guards there take the blame (not the whole file)."""
+    gcc = (
+        "a.c:3:35: error: duplicate label 'cleanup'\n    3 | #define CATCH_BEGIN goto done; cleanup:\n"
+        "a.c:12:5: note: in expansion of macro 'CATCH_BEGIN'\n   12 |     CATCH_BEGIN\n"
+    )
+    (diag,) = diagnostics("c", gcc)
+    assert diag == Diagnostic("a.c", 3, 35, (), (12,))
+    schema = schema_of("a.c", C_REAL, list(enumerate(mutants_of("a.c", C_REAL), 1)))
+    blamed = {m.original for g in schema.blame(diag) for _, m in g.mutants}
+    assert "r += v * 2;" in blamed and blamed <= {"r += v * 2;", "+=", "*", "2"}
+    assert schema.blame(Diagnostic("a.c", 3, 35)) == []  # without the note: nothing to blame
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_every_mutant_of_real_c_builds_into_one_schema(tmp_path: Path) -> None:
+    """Every mutant of the program: what the build's errors blame leaves, the rest builds."""
+    switches, left_out = _schema_until_built("a.c", C_REAL, _compile_c, tmp_path / "schema")
+    assert len(switches) >= 10 and len(switches) > len(left_out)
+    for n in sorted(switches.values())[:5]:
+        assert _run([str(tmp_path / "schema"), "40"], {"TF_MUTANT": str(n), "PATH": os.environ["PATH"]})
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_file_that_loses_every_guard_is_itself_again(tmp_path: Path) -> None:
+    """b.c's one mutant does not compile: b.c is written back as it was, and a.c's mutants stay
+    in the schema (a stale b.c failed every build after, and took every file's mutants out)."""
+    from taskfoundry.kinds.program.mutate.schema_build import Tree, build_schemata
+
+    a = b"int twice(int v) { return v + v; }\n"
+    b = b"int twice(int v);\nint main(void) { return twice(2) > 3; }\n"
+    for name, text in (("a.c", a), ("b.c", b)):
+        (tmp_path / name).write_bytes(text)
+
+    class Built:
+        def __init__(self, res: subprocess.CompletedProcess[str]) -> None:
+            self.ok, self.timed_out, self.output = res.returncode == 0, False, res.stderr
+
+        def text(self) -> str:
+            return self.output
+
+    def build() -> Built:
+        cmd = ["gcc", "-o", "prog", "a.c", "b.c"]
+        return Built(subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True))
+
+    at = b.index(b">")
+    broken = Mutant("b.c", 2, "relational", at, at + 1, ">", "> >")
+    plus = a.index(b"+")
+    good = Mutant("a.c", 1, "arithmetic", plus, plus + 1, "+", "-")
+    tree = Tree(
+        read=lambda f: (tmp_path / f).read_bytes(),
+        write=lambda f, d: (tmp_path / f).write_bytes(d),
+        build=build,  # type: ignore[arg-type]
+    )
+    out = build_schemata(tree, [good, broken])
+    assert set(out.switches) == {good.id}
+    assert "does not compile" in out.left_out[broken.id]
+    assert (tmp_path / "b.c").read_bytes() == b and (tmp_path / "a.c").read_bytes() == a

@@ -82,11 +82,17 @@ def parse_junit(xml: bytes) -> dict[str, TestOutcome]:
     return {case.junit: case.outcome for case in read_cases(xml)}
 
 
+def exception_of(message: str) -> str:
+    """The exception a failure's message names (pytest-timeout's whole message: it says which
+    timeout it was)."""
+    return message if message.startswith("Failed: Timeout") else message.split(":", 1)[0]
+
+
 def _case_outcome(case: TestCase) -> TestOutcome:
     for item in getattr(case, "result", []):
         message = item.message or ""
         text = f"{message} {item.text or ''}"[:500]
-        exception = message.split(":", 1)[0] if not message.startswith("Failed: Timeout") else message
+        exception = exception_of(message)
         if isinstance(item, Failure):
             return TestOutcome("failure", text, exception)
         if isinstance(item, Error):

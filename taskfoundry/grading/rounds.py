@@ -15,7 +15,7 @@ import shlex
 from taskfoundry.assets import asset
 from taskfoundry.errors import SandboxError
 from taskfoundry.grading import scripts
-from taskfoundry.grading.junit import TestOutcome
+from taskfoundry.grading.junit import TestOutcome, exception_of
 from taskfoundry.grading.sandbox import WS, GradingSandbox, TooLarge
 from taskfoundry.grading.steps import StepRunner
 from taskfoundry.grading.suite import copy_in
@@ -36,7 +36,8 @@ def run_rounds(
     paths = _put_programs(box, steps, programs)
     settings = {"executable": f"{WS}/executable", "rounds": paths, "slice": list(part), "out": _out()}
     box.put_file(json.dumps(settings).encode(), f"{WS}/{ROUNDS_DIR}/settings.json")
-    box.put_file(asset("grading/suite_rounds.py"), f"{WS}/{ROUNDS_DIR}/suite_rounds.py")
+    for plugin in ("suite_rounds.py", "session_reset.py"):
+        box.put_file(asset(f"grading/{plugin}"), f"{WS}/{ROUNDS_DIR}/{plugin}")
     steps.run(box, "seal_tests", scripts.seal_cmd(cfg.isolate, cfg.user), root=True)
     env = {"HOME": "/root" if cfg.isolate else cfg.home, **scripts.TEST_ENV}
     env |= {"PYTHONPATH": f"{WS}/{ROUNDS_DIR}", "TF_ROUNDS": f"{WS}/{ROUNDS_DIR}/settings.json"}
@@ -75,5 +76,6 @@ def _put_programs(box: GradingSandbox, steps: StepRunner, programs: list[bytes |
 
 def _outcome(status: str, message: str, text: str) -> TestOutcome:
     """As `junit._case_outcome` reads the same failure from a JUnit report."""
-    exception = message if message.startswith("Failed: Timeout") else message.split(":", 1)[0]
-    return TestOutcome(status, f"{message} {text}"[:500] if status != "passed" else "", exception)
+    if status in ("passed", "skipped"):
+        return TestOutcome(status, f"{message} {text}"[:500] if status == "skipped" else "")
+    return TestOutcome(status, f"{message} {text}"[:500], exception_of(message))

@@ -117,22 +117,33 @@ class Schema:
 
     def blame(self, diag: Diagnostic) -> list[Guard]:
         """The guards to blame for an error: the innermost at its line and column, else on its
-        line, else on the other lines the compiler showed with it."""
+        line, else every guard on the lines that use the macro it is in (a copied statement
+        that expands a macro with a label in it declares the label twice), else the innermost
+        on the other lines the compiler showed with it."""
         found = self._at(diag.line, diag.column)
+        if not found and diag.macro_uses:
+            return [g for line in diag.macro_uses for g in self._on(line) if g not in found]
         for line in diag.shown if not found else ():
             found += [g for g in self._at(line, None) if g not in found]
         return found
 
-    def _at(self, line: int, column: int | None) -> list[Guard]:
+    def _on(self, line: int) -> list[Guard]:
+        lo, hi = self._line_span(line)
+        return [g for g in self.guards if g.out_start < hi and g.out_end > lo]
+
+    def _line_span(self, line: int) -> tuple[int, int]:
         line += self.head_lines
         at = _line_starts(self.text)
         lo = at[line - 1] if 0 < line <= len(at) else len(self.text)
-        hi = at[line] if line < len(at) else len(self.text) + 1
+        return lo, (at[line] if line < len(at) else len(self.text) + 1)
+
+    def _at(self, line: int, column: int | None) -> list[Guard]:
+        lo, hi = self._line_span(line)
         if column is not None:
             spot = [g for g in self.guards if g.out_start <= lo + column - 1 < g.out_end]
             if spot:
                 return _innermost(spot)
-        return _innermost([g for g in self.guards if g.out_start < hi and g.out_end > lo])
+        return _innermost(self._on(line))
 
 
 def _innermost(guards: list[Guard]) -> list[Guard]:
@@ -179,6 +190,13 @@ def _span(root: Node, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bo
     node: Node | None = root.descendant_for_byte_range(m.start, max(m.start, m.end - 1))
     if node is None or _constant_context(node, lang):
         return None
+    span = _guarded_span(node, source, m, lang)
+    if span is not None and lang in ("c", "cpp") and _PREPROCESSOR.search(source[span[0] : span[1]]):
+        return None  # a guard on the line of an #if, or a copy of one, is not C any more
+    return span
+
+
+def _guarded_span(node: Node | None, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool] | None:
     want_statement = m.operator == "statement" or lang == "go"
     while node is not None and not (node.start_byte <= m.start and m.end <= node.end_byte):
         node = node.parent
@@ -299,7 +317,9 @@ class _Renderer:
     def _else(self, statement: bool) -> str:
         if self.lang == "python":  # the last `el` + `se:`, the original indented below it
             return f"se:\n{self._indent()}    " if statement else "("
-        return "{ " if statement or self.lang != "c" and self.lang != "cpp" else "("
+        if statement or self.lang not in ("c", "cpp"):  # a block: Go, Rust, any statement
+            return "{ "
+        return "("  # C's conditional expression
 
     def _close(self, count: int, statement: bool) -> str:
         if self.lang == "python":
@@ -380,6 +400,12 @@ def rust_call_prefix(root: Node, at: int) -> str:
     return "super::" * depth
 
 
+_PREPROCESSOR = re.compile(rb"(?:^|\n)[ \t]*#")
+# gcc and clang name the line a macro was used on after an error inside its definition
+_MACRO_USE = re.compile(
+    r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?:\d+:)? note: (?:in expansion of macro|expanded from macro)",
+    re.M,
+)
 _GCC = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error\b", re.M)
 _GO = re.compile(r"^(?P<path>[^\s:#][^:\n]*\.go):(?P<line>\d+):(?:(?P<col>\d+):)? ", re.M)
 _RUST_BLOCK = re.compile(r"^(?=error|warning)", re.M)
@@ -396,6 +422,7 @@ class Diagnostic:
     line: int
     column: int | None = None
     shown: tuple[int, ...] = ()
+    macro_uses: tuple[int, ...] = ()  # C: lines that use the macro whose definition the error is in
 
 
 def diagnostics(lang: str, output: str) -> list[Diagnostic]:
@@ -403,9 +430,16 @@ def diagnostics(lang: str, output: str) -> list[Diagnostic]:
     if lang == "rust":
         return _rust_diagnostics(output)
     found = []
-    for m in (_GO if lang == "go" else _GCC).finditer(output):
+    errors = list((_GO if lang == "go" else _GCC).finditer(output))
+    for i, m in enumerate(errors):
         col = m.group("col")
-        found.append(Diagnostic(m.group("path"), int(m.group("line")), int(col) if col else None))
+        end = errors[i + 1].start() if i + 1 < len(errors) else len(output)
+        uses = tuple(
+            int(u.group("line"))
+            for u in _MACRO_USE.finditer(output, m.end(), end)
+            if u.group("path") == m.group("path")
+        )
+        found.append(Diagnostic(m.group("path"), int(m.group("line")), int(col) if col else None, (), uses))
     return found
 
 

@@ -5,7 +5,8 @@ The filter runs the same suite against the gold several times and against each d
 one session pytest starts and collects once; this plugin then runs every collected test
 (of this container's slice) once per round, `./executable` being that round's program,
 copied in by pytest (root) before the round. Each test runs through pytest's own run
-protocol (fixtures, pytest-timeout), as in a session of its own.
+protocol (fixtures, pytest-timeout), as in a session of its own; between rounds, what the
+tests and the programs left goes (`session_reset`).
 
 Settings (`TF_ROUNDS`, JSON): {"executable": path, "rounds": [program path, ...], "slice":
 [i, n], "out": path}. The outcomes go to `out` (JSON: one {node id: [status, message,
@@ -16,6 +17,8 @@ failure (the test), error (its set-up or tear-down), skipped.
 import json
 import os
 import shutil
+
+import session_reset  # shipped beside this plugin
 
 _REPORTS: dict = {}
 
@@ -47,15 +50,6 @@ def _outcome(reports):
     return ["passed", "", ""]
 
 
-def _empty_basetemp(session):
-    """Each test's tmp_path is a numbered directory pytest finds by listing the base directory:
-    emptied after each round, so that list stays as short as in a session of its own."""
-    factory = getattr(session.config, "_tmp_path_factory", None)
-    if factory is not None:
-        for path in factory.getbasetemp().iterdir():
-            shutil.rmtree(path, ignore_errors=True)
-
-
 def _install(program, executable):
     tmp = executable + ".tf-next"
     shutil.copyfile(program, tmp)
@@ -76,7 +70,8 @@ def pytest_runtestloop(session):
             nextitem = items[i + 1] if i + 1 < len(items) else None
             item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         rounds.append({item.nodeid: _outcome(_REPORTS.get(item.nodeid, [])) for item in items})
-        _empty_basetemp(session)
+        session_reset.empty_basetemp(session)
+        session_reset.sweep_programs_files()
     tmp = settings["out"] + ".tmp"
     with open(tmp, "w") as handle:
         json.dump(rounds, handle)

@@ -6,19 +6,21 @@ switches the program (`current`, which the guard reads before every run of the
 program) and runs the mutant's tests, stopping at its first failure. Each test runs through
 pytest's own run protocol (fixtures, pytest-timeout), as in a session of its own. After each
 mutant a line goes to the results file, flushed (and one before it starts): a session that
-dies is resumed by the analysis after the mutant it died on.
+dies is resumed by the analysis after the mutant it died on. Between mutants, what the
+tests and the programs left goes (`session_reset`).
 
 Plan (`TF_SESSION_PLAN`, JSON): {"current": path, "marks": dir, "results": path, "deadline":
 epoch seconds, "entries": [{"id", "program", "switch", "tests": [node ids], "all": bool}]}.
-A result: {"id", "status": killed|survived|timeout|error, "killed_by", "failed", "seconds"}.
+A result: {"id", "status": killed|survived|timeout|error, "killed_by", "failed", "seconds",
+"slowest": the slowest test's seconds}. Tests that killed more mutants run first.
 """
 
 import json
 import os
-import shutil
 import time
 
 import pytest
+import session_reset  # shipped beside this plugin
 
 _REPORTS: list = []
 
@@ -34,6 +36,10 @@ def _switch(plan, entry):
         handle.write(f"program={entry['program']}\nswitch={entry['switch']}\n")
     os.chmod(tmp, 0o644)
     os.replace(tmp, plan["current"])
+    _clear_marks(plan)
+
+
+def _clear_marks(plan):
     for name in os.listdir(plan["marks"]):
         os.unlink(os.path.join(plan["marks"], name))
 
@@ -50,36 +56,39 @@ def _run(item):
     return bool(failed), timed_out
 
 
+_KILLS: dict = {}  # node id -> mutants it killed in this session
+
+
+def _order(entry):
+    """The entry's tests, those that killed most mutants so far first: a mutant that dies
+    mostly dies early, and a survivor runs them all anyway."""
+    if entry.get("all"):
+        return entry["tests"]
+    return sorted(entry["tests"], key=lambda nodeid: -_KILLS.get(nodeid, 0))
+
+
 def _test(plan, entry, items):
-    """(status, killed_by, failed tests) of one mutant. With "all" (the reference's check)
-    every test runs, and one that hangs counts as failed, not as the program's timeout."""
-    failed = []
-    for nodeid in entry["tests"]:
+    """(status, killed_by, failed tests, slowest test's seconds) of one mutant. With "all"
+    (the reference's check) every test runs, and one that hangs counts as failed, not as
+    the program's timeout."""
+    failed, slowest = [], 0.0
+    for nodeid in _order(entry):
         item = items.get(nodeid)
         if item is None:
-            return "error", None, [f"{nodeid} was not collected"]
+            return "error", None, [f"{nodeid} was not collected"], slowest
+        start = time.monotonic()
         bad, timed_out = _run(item)
+        slowest = max(slowest, time.monotonic() - start)
         marks = _marks(plan)
         if (timed_out or marks) and not entry.get("all"):
-            return "timeout", None, [", ".join(marks) or f"{nodeid} timed out"]
+            return "timeout", None, [", ".join(marks) or f"{nodeid} timed out"], slowest
         if bad or timed_out or marks:
             failed.append(nodeid)
             if not entry.get("all"):
-                return "killed", nodeid, failed
-            _switch(plan, entry)  # the marks go
-    return ("killed" if failed else "survived"), (failed[0] if failed else None), failed
-
-
-def _empty_basetemp(session):
-    """Each test's tmp_path is a numbered directory that pytest finds by listing the base
-    directory: emptied after each mutant, so that list stays short (a session of its own
-    starts empty too)."""
-    factory = getattr(session.config, "_tmp_path_factory", None)
-    if factory is None:
-        return
-    base = factory.getbasetemp()
-    for path in base.iterdir():
-        shutil.rmtree(path, ignore_errors=True)
+                _KILLS[nodeid] = _KILLS.get(nodeid, 0) + 1
+                return "killed", nodeid, failed, slowest
+            _clear_marks(plan)
+    return ("killed" if failed else "survived"), (failed[0] if failed else None), failed, slowest
 
 
 def pytest_runtest_logreport(report):
@@ -99,12 +108,14 @@ def pytest_runtestloop(session):
             out.write(json.dumps({"started": entry["id"]}) + "\n")
             out.flush()
             _switch(plan, entry)
-            status, killed_by, failed = _test(plan, entry, items)
+            status, killed_by, failed, slowest = _test(plan, entry, items)
             row = {"id": entry["id"], "status": status, "killed_by": killed_by, "failed": failed}
+            row["slowest"] = round(slowest, 3)
             row["seconds"] = round(time.monotonic() - start, 3)
             out.write(json.dumps(row) + "\n")
             out.flush()
-            _empty_basetemp(session)
+            session_reset.empty_basetemp(session)
+            session_reset.sweep_programs_files()
     return True
 
 

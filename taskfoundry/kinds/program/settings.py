@@ -122,6 +122,11 @@ class MutationConfig(BaseModel):
         description="build a worker's mutants once as mutant schemata and switch each on at run "
         "time; false: rebuild every mutant alone",
     )
+    compiled_guard: bool = Field(
+        True,
+        description="the guard that stands in for the program, compiled from C in the build image "
+        "when it has a compiler (false: the Python guard, ten or more ms a program call)",
+    )
     max_seconds: float = Field(
         1800,
         gt=0,
@@ -131,6 +136,9 @@ class MutationConfig(BaseModel):
     guided: bool = Field(True, description="add tests that kill survivors, then analyse the survivors again")
     guided_probes: int = Field(300, ge=0, description="probes the guided exploration runs at most")
     guided_per_line: int = Field(6, ge=1, description="probes kept for each survivor's line")
+    guided_pool: int = Field(
+        40, ge=1, description="probes tried on each survivor at most: its line's, then their neighbours"
+    )
 
     @field_validator("operators")
     @classmethod

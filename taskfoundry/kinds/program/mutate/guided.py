@@ -11,21 +11,19 @@ and the filter like any other, join the suite, and the survivors are analysed ag
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import re
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.errors import GenerationError
-from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.mutate.analyze import split_evenly, worker_box
 from taskfoundry.kinds.program.mutate.models import MutantRecord
-from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
+from taskfoundry.kinds.program.mutate.pool import WorkerPool
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
-from taskfoundry.kinds.program.settings import ExplorerConfig, MutationConfig
+from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen.explorer import Explorer, Kept, runtime_trace
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.kinds.program.testgen.writer import render_tests
@@ -177,67 +175,84 @@ def _with(probe: Probe, where: tuple[str, int], text: str) -> Probe:
 
 
 class Referee:
-    """The reference's outcomes on probes, run twice (a probe whose two runs differ is unusable)."""
+    """The reference's outcomes on probes. A probe whose two runs differ is unusable; the
+    second run is paid only for a probe that tells a mutant apart (most tell none)."""
 
     def __init__(self, worker: MutantWorker) -> None:
         self.worker = worker
         self.known: dict[str, Outcome | None] = {}
+        self.confirmed: set[str] = set()
 
-    def stable(self, parents: list[Kept]) -> list[Kept]:
-        """Variants of `parents` with the reference's outcome (their lines are not measured)."""
-        fresh = {v.key: (v, k) for k in parents for v in neighbours(k.probe) if v.key not in self.known}
-        probes = [v for v, _ in fresh.values()]
-        if probes:
-            first, second = (self.worker.reference(probes) for _ in range(2))
-            for probe, a, b in zip(probes, first, second, strict=True):
-                self.known[probe.key] = a if a.writable and a.signature == b.signature else None
-        variants = [(v, k) for k in parents for v in neighbours(k.probe)]
-        return [Kept(v, out, VARIANT, {}) for v, _ in variants if (out := self.known.get(v.key)) is not None]
+    def variants(self, variants: list[Probe]) -> list[Kept]:
+        """`variants` with the reference's outcome (their lines are not measured)."""
+        probes = [v for v in variants if v.key not in self.known]
+        for probe, ran in zip(probes, self.worker.reference(probes) if probes else [], strict=True):
+            self.known[probe.key] = ran if ran.writable else None
+        return [Kept(v, out, VARIANT, {}) for v in variants if (out := self.known.get(v.key)) is not None]
+
+    def stable(self, found: list[Kept]) -> list[Kept]:
+        """`found` without the variants whose second run on the reference differs from the first."""
+        fresh = {k.probe.key: k.probe for k in found if k.feature == VARIANT}
+        probes = [p for key, p in fresh.items() if key not in self.confirmed]
+        for probe, out in zip(probes, self.worker.reference(probes) if probes else [], strict=True):
+            first = self.known.get(probe.key)
+            if first is not None and out.writable and out.signature == first.signature:
+                self.confirmed.add(probe.key)
+            else:
+                self.known[probe.key] = None
+        return [k for k in found if k.feature != VARIANT or k.probe.key in self.confirmed]
+
+
+def variants_of(parents: list[Kept], limit: int) -> list[Probe]:
+    """Up to `limit` neighbours of `parents`, taken from each parent in turn (the first
+    neighbours of each are the likeliest to tell: a number moved by one)."""
+    lists = [neighbours(k.probe) for k in parents]
+    taken: dict[str, Probe] = {}
+    for row in itertools.zip_longest(*lists):
+        for probe in row:
+            if probe is not None and len(taken) < limit:
+                taken.setdefault(probe.key, probe)
+    return list(taken.values())
 
 
 def killers(
-    worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float
+    worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float, pool_size: int = 40
 ) -> Iterator[tuple[str, Kept]]:
     """(mutant id, a probe whose outcome on it differs from the reference's): the candidates
-    that reach its line, then their neighbours."""
+    that reach its line, then their neighbours, `pool_size` probes a mutant at most."""
     referee = Referee(worker)
     for mutant in mutants:
         if time.monotonic() > deadline:
             return
-        mine = [k for k in candidates if mutant.line in k.covered.get(mutant.file, ())]
+        mine = [k for k in candidates if mutant.line in k.covered.get(mutant.file, ())][:pool_size]
         if not mine:
             continue
-        pool = list({k.probe.key: k for k in [*mine, *referee.stable(mine)]}.values())
-        outcomes = worker.outcomes(mutant, [k.probe for k in pool])
-        for kept, out in zip(pool, outcomes or [], strict=False):
-            if not out.timed_out and not out.truncated and out.signature != kept.outcome.signature:
-                if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
-                    kept = Kept(kept.probe, kept.outcome, VARIANT, {mutant.file: {mutant.line}})
-                yield mutant.id, kept
-                break
+        variants = referee.variants(variants_of(mine, pool_size - len(mine)))
+        pool = list({k.probe.key: k for k in [*mine, *variants]}.values())
+        outcomes = worker.outcomes(mutant, [k.probe for k in pool]) or []
+        telling = [
+            kept
+            for kept, out in zip(pool, outcomes, strict=False)
+            if not out.timed_out and not out.truncated and out.signature != kept.outcome.signature
+        ]
+        for kept in referee.stable(telling)[:1]:
+            if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
+                kept = Kept(kept.probe, kept.outcome, VARIANT, {mutant.file: {mutant.line}})
+            yield mutant.id, kept
 
 
 def search(
-    image: str,
-    rebuild: RebuildPlan,
-    suite: Path,
-    mutants: list[Mutant],
-    candidates: list[Kept],
-    config: MutationConfig,
-    harness: EvalConfig,
-    deadline: float,
+    pool: WorkerPool, mutants: list[Mutant], candidates: list[Kept], deadline: float
 ) -> dict[str, Kept]:
-    def work(chunk: list[Mutant]) -> dict[str, Kept]:
-        with worker_box(image) as box:
-            worker = MutantWorker(box, rebuild, config, harness)
-            worker.setup(suite, chunk)
-            return dict(killers(worker, chunk, candidates, deadline))
+    """A killing probe for each mutant it can find one for, each on the worker that holds it."""
+    size = pool.config.guided_pool
 
-    chunks = split_evenly(mutants, config.workers)
-    with ThreadPoolExecutor(len(chunks), thread_name_prefix="guided") as pool:
-        found: dict[str, Kept] = {}
-        for part in pool.map(work, chunks):
-            found.update(part)
+    def work(worker: MutantWorker, mine: list[Mutant]) -> dict[str, Kept]:
+        return dict(killers(worker, mine, candidates, deadline, size))
+
+    found: dict[str, Kept] = {}
+    for part in pool.each(mutants, lambda m: m.id, work):
+        found.update(part)
     return found
 
 

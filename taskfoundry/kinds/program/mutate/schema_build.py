@@ -52,15 +52,17 @@ def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
     try:
         for out.rounds in range(1, MAX_ROUNDS + 1):
             schemas = _render(originals, numbered, out)
-            for f, schema in schemas.items():
-                if written.get(f) != schema.text:
-                    tree.write(f, schema.text)
-                    written[f] = schema.text
+            for f, original in originals.items():  # a file that has lost all its guards: itself
+                text = schemas[f].text if f in schemas else original
+                if written.get(f, original) != text:
+                    tree.write(f, text)
+                    written[f] = text
             res = tree.build()
             if res.ok:
                 out.switches = {i: n for s in schemas.values() for i, n in s.switches.items()}
                 return out
-            if not _blame(schemas, res.text(), numbered, out):
+            # the last round: a file an error names loses all its guards, so what is left builds
+            if not _blame(schemas, res.text(), numbered, out, whole_files=out.rounds == MAX_ROUNDS - 1):
                 log.info("schemata: a build error no guard explains: %s", res.text()[-800:])
                 break
         _give_up(numbered, out, "the schemata did not build")
@@ -114,8 +116,10 @@ def _blame(
     output: str,
     numbered: dict[str, list[tuple[int, Mutant]]],
     out: SchemaBuild,
+    whole_files: bool = False,
 ) -> bool:
-    """Take the mutants the build's errors point at out of the schema; False: none found."""
+    """Take the mutants the build's errors point at out of the schema (`whole_files`: all the
+    mutants of a file an error is in); False: none found."""
     files = list(schemas)
     langs = {s.language for s in schemas.values()}
     found = False
@@ -125,7 +129,7 @@ def _blame(
             if f is None:
                 continue
             blamed = {m.id for g in schemas[f].blame(diag) for _, m in g.mutants}
-            if not blamed:  # an error outside every guard: the file's schema as a whole
+            if not blamed or whole_files:  # an error outside every guard: the file's schema as a whole
                 blamed = {m.id for _, m in numbered[f]}
             found |= bool(blamed & {m.id for _, m in numbered[f]})
             _drop(numbered, f, blamed, out, f"its guarded form does not compile ({f}:{diag.line})")

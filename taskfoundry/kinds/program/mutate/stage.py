@@ -16,6 +16,7 @@ from taskfoundry.kinds.program.lint import lint_stage
 from taskfoundry.kinds.program.mutate import guided as g
 from taskfoundry.kinds.program.mutate.analyze import Done, analyze, run_planned
 from taskfoundry.kinds.program.mutate.models import GuidedSummary, MutationReport
+from taskfoundry.kinds.program.mutate.pool import WorkerPool
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.revision import revision_request
 from taskfoundry.kinds.program.mutate.select import Planned, tests_by_line
@@ -57,34 +58,37 @@ def mutation_stage(
     if skipped:
         return gen, _with(filt, MutationReport(skipped=skipped, **meta))
     harness = settings.filter.harness
-    try:
-        report = analyze(
-            build.image,
-            build.recipe,
-            src.path,
-            gen.suite,
-            filt.kept,
-            gen.per_test_lines,
-            cfg,
-            harness,
-            deadline,
-        )
-    except MutationError as exc:
-        log.warning("%s: no mutation analysis: %s", src.task_id, exc)
-        return gen, _with(filt, MutationReport(skipped=str(exc), **meta))
-    if not (cfg.guided and report.survived):
-        return gen, _with(filt, report)
-    try:
-        return strengthen(src, build, clean, gen, filt, report, settings, client, deadline)
-    except MutationError as exc:  # the first analysis stands; say why nothing was added
-        log.warning("%s: no guided generation: %s", src.task_id, exc)
-        failed = GuidedSummary(
-            score_before=report.score,
-            survived_before=report.survived,
-            generator=_guide(settings),
-            error=str(exc),
-        )
-        return gen, _with(filt, report.model_copy(update={"guided": failed}))
+    with WorkerPool(build.image, rebuild_plan(build.recipe), cfg, harness) as pool:
+        try:
+            report = analyze(
+                build.image,
+                build.recipe,
+                src.path,
+                gen.suite,
+                filt.kept,
+                gen.per_test_lines,
+                cfg,
+                harness,
+                deadline,
+                pool,
+            )
+        except MutationError as exc:
+            log.warning("%s: no mutation analysis: %s", src.task_id, exc)
+            return gen, _with(filt, MutationReport(skipped=str(exc), **meta))
+        if not (cfg.guided and report.survived):
+            return gen, _with(filt, report)
+        try:
+            return strengthen(src, build, clean, gen, filt, report, settings, client, deadline, pool)
+        except MutationError as exc:  # the first analysis stands; say why nothing was added
+            log.warning("%s: no guided generation: %s", src.task_id, exc)
+            return gen, _with(filt, _guided_failed(report, settings, str(exc)))
+
+
+def _guided_failed(report: MutationReport, settings: MutationSettings, error: str) -> MutationReport:
+    summary = GuidedSummary(
+        score_before=report.score, survived_before=report.survived, generator=_guide(settings), error=error
+    )
+    return report.model_copy(update={"guided": summary})
 
 
 def _with(filt: FilterStage, report: MutationReport) -> FilterStage:
@@ -101,11 +105,12 @@ def strengthen(
     settings: MutationSettings,
     client: docker.DockerClient,
     deadline: float,
+    pool: WorkerPool,
 ) -> Strengthened:
     """Tests that kill survivors (the guided step: `_guided_tests`), linted and filtered like
     any other, added to the suite; the survivors analysed again with them. Past `deadline`
     (the stage's), what is left is not started: the report says `exhausted: time`."""
-    harness, start = settings.filter.harness, time.monotonic()
+    start = time.monotonic()
     summary = GuidedSummary(
         score_before=report.score, survived_before=report.survived, generator=_guide(settings)
     )
@@ -113,8 +118,7 @@ def strengthen(
         summary.error = "the stage's time budget (mutation.max_seconds) ended before the guided step"
         return gen, _with(filt, report.model_copy(update={"guided": summary, "exhausted": "time"}))
     mutants = g.survivors_of(report.records, src.path)
-    rebuild = rebuild_plan(build.recipe)
-    files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
+    files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline, pool)
     if not files:
         summary.seconds = round(time.monotonic() - start, 2)
         return gen, _with(filt, report.model_copy(update={"guided": summary}))
@@ -128,11 +132,11 @@ def strengthen(
     planned = [Planned(m, (*by_line.get(m.file, {}).get(m.line, ()), *blind)) for m in mutants]
     todo = [p for p in planned if p.tests]
     analysing = time.monotonic()
-    again = (
-        run_planned(build.image, rebuild, gen2.suite, todo, settings.mutation, harness, deadline)
-        if time.monotonic() < deadline
-        else Done(out_of_time=bool(todo))  # the new tests are kept; the survivors stay as analysed
-    )
+    if time.monotonic() < deadline:
+        pool.use_suite(gen2.suite)
+        again = run_planned(pool, todo, deadline)
+    else:
+        again = Done(out_of_time=bool(todo))  # the new tests are kept; the survivors stay as analysed
     summary.analysis_seconds = round(time.monotonic() - analysing, 2)
     redone = {r.id: r for r in again.records}
     records = [redone.get(r.id, r) for r in report.records]
@@ -166,12 +170,13 @@ def _guided_tests(
     client: docker.DockerClient,
     summary: GuidedSummary,
     deadline: float,
+    pool: WorkerPool,
 ) -> NewTests:
     """The guided step, by the generator that wrote the suite: the agent gets the survivors
     back as a revision request; otherwise the explorer searches for probes that tell them apart."""
     if _guide(settings) == "agent":
         return _agent_tests(src, build, clean, gen, mutants, settings, client)
-    return _explorer_tests(src, build, clean, gen, mutants, settings, client, summary, deadline)
+    return _explorer_tests(src, build, clean, mutants, settings, client, summary, deadline, pool)
 
 
 def _guide(settings: MutationSettings) -> str:
@@ -182,26 +187,20 @@ def _explorer_tests(
     src: SourceResult,
     build: BuildStage,
     clean: CleanroomStage,
-    gen: GenerateStage,
     mutants: list[Mutant],
     settings: MutationSettings,
     client: docker.DockerClient,
     summary: GuidedSummary,
     deadline: float,
+    pool: WorkerPool,
 ) -> NewTests:
-    cfg, harness = settings.mutation, settings.filter.harness
     targets = {(m.file, m.line) for m in mutants}
     start = time.monotonic()
     candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
     summary.candidates = len(candidates)
     summary.explore_seconds = round(time.monotonic() - start, 2)
-    rebuild = rebuild_plan(build.recipe)
     start = time.monotonic()
-    found = (
-        g.search(build.image, rebuild, gen.suite, mutants, candidates, cfg, harness, deadline)
-        if candidates
-        else {}
-    )
+    found = g.search(pool, mutants, candidates, deadline) if candidates else {}
     summary.killers = len(found)
     summary.search_seconds = round(time.monotonic() - start, 2)
     if not found:

@@ -39,13 +39,17 @@ from taskfoundry.sandbox.base import ExecResult, Sandbox
 ROOT = "0:0"
 MARKS = "/tmp/tfm-marks"
 GUARD_SETTINGS = f"{MUTANT_DIR}/guard.conf"
+GUARD_SOURCE = f"{MUTANT_DIR}/guard.c"
 SCHEMA = f"{MUTANT_DIR}/schema"  # the program that holds the worker's mutant schemata
+REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker first built it
 PLUGIN_DIR = f"{MUTANT_DIR}/plugin"
 SESSION_DIR = f"{MUTANT_DIR}/session"  # the test session's files: pytest's user writes here
 PLAN, RESULTS, CURRENT = (f"{SESSION_DIR}/{n}" for n in ("plan.json", "results.jsonl", "current"))
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
+EQUIVALENT = "the stripped program is the reference's"
+HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class Verdict:
     killed_by: str | None
     failed: tuple[str, ...]
     seconds: float
+    slowest: float = 0.0  # the slowest test's seconds
 
 
 def node_id(junit: str, files: Iterable[str]) -> str:
@@ -86,32 +91,27 @@ class MutantWorker:
         self.reference_sha: str | None = None
         self.rebuild_seconds = 0.0
         self.schema = SchemaBuild()
+        self.guard = "python"  # which guard stands in for the program: "c" or "python"
+        self.timeout = config.program_timeout  # a mutant's program call: a hang past it
         self.unfaithful: set[str] = set()  # tests that fail on the schema program alone
         self._originals: dict[str, bytes] = {}
         self._current: str | None = None  # the file that now holds a mutant
+        self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
         """The suite, the guard, the reference rebuilt once (which must succeed), and with
         schemata on, `mutants` built into one program."""
-        self.files = {p.relative_to(suite).as_posix() for p in (suite / "eval").rglob("test_*.py")}
         session_user = "0:0" if self.harness.isolate else self.harness.user
         self._root(
             f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} && chmod 1777 {MARKS} "
             f"&& chown {session_user} {SESSION_DIR}",
             60,
         )
-        self.box.put_dir(suite / "eval", f"{WORKSPACE}/eval")
-        self.box.put_file(asset("program/mutant_guard.py"), WORKSPACE_EXECUTABLE, mode=0o755)
-        self.box.put_file(asset("program/mutant_session.py"), f"{PLUGIN_DIR}/mutant_session.py")
-        settings = {
-            "program": PROGRAM,
-            "argv0": WORKSPACE_EXECUTABLE,
-            "timeout": self.config.program_timeout,
-            "cap": self.config.output_cap,
-            "marks": MARKS,
-            "current": CURRENT,
-        }
-        self.box.put_file("".join(f"{k}={v}\n" for k, v in settings.items()).encode(), GUARD_SETTINGS)
+        self._put_suite(suite)
+        self._install_guard()
+        for plugin in ("program/mutant_session.py", "grading/session_reset.py"):
+            self.box.put_file(asset(plugin), f"{PLUGIN_DIR}/{plugin.split('/')[1]}")
+        self._guard_settings(self.config.program_timeout)
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
         start = time.monotonic()
@@ -120,8 +120,46 @@ class MutantWorker:
         self.reference_sha = parse_sha(res.text())
         if not res.ok or self.reference_sha is None:
             raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
+        self._root(f"cp {PROGRAM} {REFERENCE}", 60)  # PROGRAM is whichever mutant was built last
         if self.config.schemata and mutants:
             self._build_schema(list(mutants))
+
+    def use_suite(self, suite: Path) -> None:
+        """The tests of `suite` in place of the ones the worker has, sealed as before."""
+        self._root(f"rm -rf {WORKSPACE}/eval", 60)
+        self._put_suite(suite)
+        self._seal()
+
+    def _put_suite(self, suite: Path) -> None:
+        self.files = {p.relative_to(suite).as_posix() for p in (suite / "eval").rglob("test_*.py")}
+        self.box.put_dir(suite / "eval", f"{WORKSPACE}/eval")
+
+    def _guard_settings(self, timeout: float) -> None:
+        settings = {
+            "program": PROGRAM,
+            "argv0": WORKSPACE_EXECUTABLE,
+            "timeout": f"{timeout:g}",
+            "cap": self.config.output_cap,
+            "marks": MARKS,
+            "current": CURRENT,
+        }
+        self.box.put_file("".join(f"{k}={v}\n" for k, v in settings.items()).encode(), GUARD_SETTINGS)
+
+    def _install_guard(self) -> None:
+        """The guard at the program's path: compiled from C where the image has a compiler
+        (it runs once per program call, and starts in a millisecond where Python takes ten
+        or more), else the Python one."""
+        self.box.put_file(asset("program/mutant_guard.py"), WORKSPACE_EXECUTABLE, mode=0o755)
+        if not self.config.compiled_guard:
+            return
+        self.box.put_file(asset("program/mutant_guard.c"), GUARD_SOURCE)
+        res = self.box.exec(
+            f"cc -O2 -o {GUARD_SOURCE}.bin {GUARD_SOURCE} && chmod 755 {GUARD_SOURCE}.bin "
+            f"&& mv {GUARD_SOURCE}.bin {WORKSPACE_EXECUTABLE}",
+            timeout=120,
+            user=ROOT,
+        )
+        self.guard = "c" if res.ok else "python"
 
     def _build_schema(self, mutants: list[Mutant]) -> None:
         def build() -> ExecResult:
@@ -132,33 +170,46 @@ class MutantWorker:
 
         tree = Tree(read=lambda f: self._original(self.plan.target(f)), write=self._write_file, build=build)
         self.schema = build_schemata(tree, mutants)
-        if self.schema.switches:  # the tree holds the reference again: build it back
-            res = self._build()
-            if not res.ok or parse_sha(res.text()) != self.reference_sha:
-                raise MutationError(
-                    f"the reference does not build again after the schemata: {res.text()[-800:]}"
-                )
+        # The sources are the reference's again, newer than what the schema build left, so
+        # the next build (a mutant rebuilt alone) recompiles them: no build back is needed,
+        # only the reference's program.
+        self._root(f"cp {REFERENCE} {PROGRAM}", 60)
 
     def failing(self, tests: list[str]) -> set[str]:
-        """Tests that fail on the rebuilt reference here (and, with schemata, on the schema
-        program with no mutant on): they cannot tell a mutant apart."""
+        """Tests that fail on the rebuilt reference here: they cannot tell a mutant apart.
+        With schemata, every test runs on the schema program with no mutant on, and only
+        those that fail there run on the reference too."""
         if not tests:
             return set()
         nodes = tuple(self._node(t) for t in tests)
-        entries = [Entry("reference", PROGRAM, 0, nodes, all=True)]
-        if self.schema.switches:
-            entries.append(Entry("schema", SCHEMA, 0, nodes, all=True))
-        found = self.session(entries, deadline=None)
-        bad: dict[str, set[str]] = {}
-        for entry in entries:
-            verdict = found.get(entry.id)
-            if verdict is None or verdict.status in ("timeout", "error"):
-                detail = verdict.failed if verdict else "no result"
-                raise MutationError(f"the suite does not run on the {entry.id} program: {detail}")
-            bad[entry.id] = {junit_id(n) for n in verdict.failed}
+        if not self.schema.switches:
+            failed, slowest = self._failed_on(Entry("reference", REFERENCE, 0, nodes, all=True))
+            self._fit_timeout(slowest)
+            return failed
+        on_schema, slowest = self._failed_on(Entry("schema", SCHEMA, 0, nodes, all=True))
+        self._fit_timeout(slowest)
+        again = tuple(self._node(t) for t in sorted(on_schema))
+        on_reference = (
+            self._failed_on(Entry("reference", REFERENCE, 0, again, all=True))[0] if again else set()
+        )
         # e.g. a test that pins a line number the schema moved: its mutants are rebuilt alone
-        self.unfaithful = bad.get("schema", set()) - bad["reference"]
-        return bad["reference"]
+        self.unfaithful = on_schema - on_reference
+        return on_reference
+
+    def _failed_on(self, entry: Entry) -> tuple[set[str], float]:
+        """The tests of `entry` that fail, and the slowest one's seconds."""
+        verdict = self.session([entry], deadline=None).get(entry.id)
+        if verdict is None or verdict.status in ("timeout", "error"):
+            detail = verdict.failed if verdict else "no result"
+            raise MutationError(f"the suite does not run on the {entry.id} program: {detail}")
+        return {junit_id(n) for n in verdict.failed}, verdict.slowest
+
+    def _fit_timeout(self, slowest: float) -> None:
+        """A mutant's program call may take `HANG_FACTOR` times the slowest test on the
+        unmutated program (at least `MIN_TIMEOUT`, at most `program_timeout`): a mutant that
+        loops forever then costs a second, not the whole timeout, per test it hangs in."""
+        self.timeout = min(self.config.program_timeout, max(MIN_TIMEOUT, HANG_FACTOR * slowest))
+        self._guard_settings(self.timeout)
 
     def run_all(self, planned: list[Planned], deadline: float) -> tuple[list[MutantRecord], bool]:
         """Every planned mutant: those in the schema in one session, the rest rebuilt one
@@ -203,15 +254,14 @@ class MutantWorker:
             record.status, record.way = "build_failed", "schema"
             record.detail += f"; not rebuilt alone (a rebuild takes {self.rebuild_seconds:.0f} s)"
             return record
-        self._swap_in(planned.mutant)
         start = time.monotonic()
-        build = self._build()
+        build, same = self._alone(planned.mutant)
         record.build_seconds = round(time.monotonic() - start, 2)
         if not build.ok:
             record.status = "build_failed"
             record.detail = "timed out" if build.timed_out else build.text()[-600:]
-        elif parse_sha(build.text()) == self.reference_sha:
-            record.status, record.detail = "equivalent", "the stripped program is the reference's"
+        elif same:
+            record.status, record.detail = "equivalent", EQUIVALENT
         else:
             tests = tuple(self._node(t) for t in planned.tests)
             verdict = self.session([Entry(planned.mutant.id, PROGRAM, 0, tests)], None).get(planned.mutant.id)
@@ -250,11 +300,18 @@ class MutantWorker:
             rec = records.get(p.mutant.id)
             if rec is None or rec.way != "schema" or rec.status != "survived" or time.monotonic() > deadline:
                 continue
-            self._swap_in(p.mutant)
-            build = self._build()
-            if build.ok and parse_sha(build.text()) == self.reference_sha:
-                rec.status, rec.detail = "equivalent", "the stripped program is the reference's"
+            if p.mutant.id in self._checked:  # an earlier analysis rebuilt it: not equivalent
+                continue
+            self._checked.add(p.mutant.id)
+            if self._alone(p.mutant)[1]:
+                rec.status, rec.detail = "equivalent", EQUIVALENT
         self._restore()
+
+    def _alone(self, m: Mutant) -> tuple[ExecResult, bool]:
+        """Mutant `m` built alone, and whether its stripped program is the reference's."""
+        self._swap_in(m)
+        build = self._build()
+        return build, build.ok and parse_sha(build.text()) == self.reference_sha
 
     # the test session ---------------------------------------------------------------
     def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
@@ -331,7 +388,9 @@ class MutantWorker:
             if "started" in row:
                 started = row["started"]
                 continue
-            found[row["id"]] = Verdict(row["status"], row["killed_by"], tuple(row["failed"]), row["seconds"])
+            found[row["id"]] = Verdict(
+                row["status"], row["killed_by"], tuple(row["failed"]), row["seconds"], row.get("slowest", 0.0)
+            )
         return found, (started if started not in found else None)
 
     def _node(self, junit: str) -> str:
