@@ -403,7 +403,8 @@ def test_the_compiled_guard_does_what_the_python_guard_does(
 
 
 def test_a_session_that_dies_resumes_after_the_mutant_it_died_on(schema_worker: MutantWorker) -> None:
-    from taskfoundry.kinds.program.mutate.worker import SCHEMA, Entry
+    from taskfoundry.kinds.program.mutate.session import Entry
+    from taskfoundry.kinds.program.mutate.worker import SCHEMA
 
     switch = schema_worker.schema.switches[_minus().id]
     add = "eval/tests/test_mutcalc.py::test_add_small"
@@ -689,7 +690,7 @@ def test_a_mutant_does_not_see_what_the_last_mutants_program_left(  # type: igno
 ) -> None:
     """The same program for three entries of one session: each passes (survives) only if what
     the program left in /tmp and /dev/shm goes between mutants."""
-    from taskfoundry.kinds.program.mutate.worker import PLUGIN_DIR, Entry
+    from taskfoundry.kinds.program.mutate.session import PLUGIN_DIR, Entry
 
     box = schema_worker.box
     plugin = box.get_file(f"{PLUGIN_DIR}/session_reset.py")

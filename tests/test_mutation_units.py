@@ -18,7 +18,7 @@ from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationReport
 from taskfoundry.kinds.program.mutate.pool import split_evenly
 from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.select import Planned, plan
-from taskfoundry.kinds.program.mutate.worker import node_id
+from taskfoundry.kinds.program.mutate.session import node_id
 from taskfoundry.models import load_json_model, save_json
 from taskfoundry.mutation import OPERATORS
 from taskfoundry.mutation.operators import mutants_of

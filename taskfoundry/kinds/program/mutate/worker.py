@@ -8,27 +8,33 @@ rebuilt alone (`way: rebuild`). Either way the tests run in one long pytest sess
 (assets/mutant_session.py) as the grading harness runs them (`harness.suite`): with
 isolation, as root with `eval/` sealed and each program call as its own uid (tfrun), else as
 the worker; only the tests that reach the mutant's line, stopping at the first failure.
-Builds run as root in /src.
+Builds run as root in /src. The test session itself is `session.TestSession`.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import shlex
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from taskfoundry.assets import asset
 from taskfoundry.errors import MutationError
 from taskfoundry.grading import scripts
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.mutate.models import MutantRecord, Status
+from taskfoundry.kinds.program.mutate.models import MutantRecord
 from taskfoundry.kinds.program.mutate.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
 from taskfoundry.kinds.program.mutate.schema_build import SchemaBuild, Tree, build_schemata
 from taskfoundry.kinds.program.mutate.select import Planned
+from taskfoundry.kinds.program.mutate.session import (
+    CURRENT,
+    MARKS,
+    ROOT,
+    Entry,
+    TestSession,
+    Verdict,
+    node_id,
+)
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
@@ -36,15 +42,10 @@ from taskfoundry.mutation.operators import Mutant
 from taskfoundry.naming import junit_id
 from taskfoundry.sandbox.base import ExecResult, Sandbox
 
-ROOT = "0:0"
-MARKS = "/tmp/tfm-marks"
 GUARD_SETTINGS = f"{MUTANT_DIR}/guard.conf"
 GUARD_SOURCE = f"{MUTANT_DIR}/guard.c"
 SCHEMA = f"{MUTANT_DIR}/schema"  # the program that holds the worker's mutant schemata
 REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker first built it
-PLUGIN_DIR = f"{MUTANT_DIR}/plugin"
-SESSION_DIR = f"{MUTANT_DIR}/session"  # the test session's files: pytest's user writes here
-PLAN, RESULTS, CURRENT = (f"{SESSION_DIR}/{n}" for n in ("plan.json", "results.jsonl", "current"))
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
@@ -52,41 +53,10 @@ EQUIVALENT = "the stripped program is the reference's"
 HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One mutant for the test session: which program, which switch, which tests."""
-
-    id: str
-    program: str
-    switch: int
-    tests: tuple[str, ...]
-    all: bool = False  # run every test (the reference's check), not only up to a failure
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: Status
-    killed_by: str | None
-    failed: tuple[str, ...]
-    seconds: float
-    slowest: float = 0.0  # the slowest test's seconds
-
-
-def node_id(junit: str, files: Iterable[str]) -> str:
-    """pytest's node id of a test named as JUnit names it (`eval.tests.test_x.Class.test_y`)."""
-    head, bracket, params = junit.partition("[")
-    parts = head.split(".")
-    known = set(files)
-    for cut in range(len(parts) - 1, 0, -1):
-        path = "/".join(parts[:cut]) + ".py"
-        if path in known:
-            return path + "::" + "::".join(parts[cut:]) + bracket + params
-    raise MutationError(f"test {junit} is in no file of the suite")
-
-
 class MutantWorker:
     def __init__(self, box: Sandbox, plan: RebuildPlan, config: MutationConfig, harness: EvalConfig) -> None:
         self.box, self.plan, self.config, self.harness = box, plan, config, harness
+        self.tests = TestSession(box, config, harness)
         self.files: set[str] = set()
         self.reference_sha: str | None = None
         self.rebuild_seconds = 0.0
@@ -101,16 +71,9 @@ class MutantWorker:
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
         """The suite, the guard, the reference rebuilt once (which must succeed), and with
         schemata on, `mutants` built into one program."""
-        session_user = "0:0" if self.harness.isolate else self.harness.user
-        self._root(
-            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} && chmod 1777 {MARKS} "
-            f"&& chown {session_user} {SESSION_DIR}",
-            60,
-        )
+        self.tests.install()
         self._put_suite(suite)
         self._install_guard()
-        for plugin in ("program/mutant_session.py", "grading/session_reset.py"):
-            self.box.put_file(asset(plugin), f"{PLUGIN_DIR}/{plugin.split('/')[1]}")
         self._guard_settings(self.config.program_timeout)
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
@@ -313,85 +276,9 @@ class MutantWorker:
         build = self._build()
         return build, build.ok and parse_sha(build.text()) == self.reference_sha
 
-    # the test session ---------------------------------------------------------------
     def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
-        """Each entry's verdict, from one pytest session (resumed past an entry it died on)."""
-        found: dict[str, Verdict] = {}
-        todo = list(entries)
-        while todo:
-            res = self._session_run(todo, deadline)
-            done, started = self._results()
-            found |= done
-            left = [e for e in todo if e.id not in found]
-            if not left or started is None and not res.timed_out and _exit_code(res) == 0:
-                break  # all done, or the deadline stopped the session before any
-            if started is None:
-                raise MutationError(f"the test session does not start: {res.text()[-1500:]}")
-            if deadline is not None and time.time() > _epoch(deadline):
-                break
-            # the session died on it: a hang past every timeout, or a test that took pytest down
-            status: Status = "timeout" if res.timed_out else "error"
-            found[started] = Verdict(status, None, (f"the test session died: {res.text()[-400:]}",), 0.0)
-            todo = [e for e in left if e.id != started]
-        return found
-
-    def _session_run(self, entries: list[Entry], deadline: float | None) -> ExecResult:
-        cfg = self.config
-        per_test = cfg.program_timeout * 3 + 10
-        plan = {
-            "current": CURRENT,
-            "marks": MARKS,
-            "results": RESULTS,
-            "deadline": _epoch(deadline) if deadline is not None else time.time() + 10**7,
-            "entries": [e.__dict__ | {"tests": list(e.tests)} for e in entries],
-        }
-        self.box.put_file(json.dumps(plan).encode(), PLAN, mode=0o644)
-        tests = sorted({t for e in entries for t in e.tests})
-        argv = [
-            "python3",
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "mutant_session",
-            "-q",
-            "--tb=no",
-            "--rootdir=.",
-            "--basetemp=/tmp/tfm-pytest",  # pytest empties it first
-            "--continue-on-collection-errors",
-            f"--timeout={per_test:g}",
-            *tests,
-        ]
-        script = (
-            f"rm -f {RESULTS}; TF_TIMEOUT={cfg.program_timeout + 10:g} {shlex.join(argv)} "
-            f'> /tmp/tfm-out 2>&1; echo "tfm-exit $?"; tail -c 4000 /tmp/tfm-out'
-        )
-        env = dict(scripts.TEST_ENV) | {"PYTHONPATH": PLUGIN_DIR, "TF_SESSION_PLAN": PLAN}
-        if self.harness.isolate:  # tfrun drops each program call to this uid
-            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid)}
-        user = ROOT if self.harness.isolate else self.harness.user
-        timeout = sum(len(e.tests) for e in entries) * per_test + 120
-        if deadline is not None:
-            timeout = min(timeout, max(deadline - time.monotonic(), 0) + per_test + 120)
-        return self.box.exec(script, timeout=timeout, env=env, user=user, workdir=WORKSPACE)
-
-    def _results(self) -> tuple[dict[str, Verdict], str | None]:
-        """The verdicts of the last session, and the entry it started last without a verdict."""
-        res = self.box.exec(f"cat {RESULTS} 2>/dev/null || true", timeout=60, user=ROOT)
-        found, started = {}, None
-        for line in res.stdout.decode(errors="replace").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue  # a line cut short when the session died
-            if "started" in row:
-                started = row["started"]
-                continue
-            found[row["id"]] = Verdict(
-                row["status"], row["killed_by"], tuple(row["failed"]), row["seconds"], row.get("slowest", 0.0)
-            )
-        return found, (started if started not in found else None)
+        """Each entry's verdict, from one pytest session (`TestSession.run`)."""
+        return self.tests.run(entries, deadline)
 
     def _node(self, junit: str) -> str:
         return node_id(junit, self.files)
@@ -457,13 +344,3 @@ def _judge(record: MutantRecord, verdict: Verdict | None) -> None:
         record.killed_by = junit_id(verdict.killed_by or "")
     elif verdict.status in ("timeout", "error"):
         record.detail = "; ".join(verdict.failed)[:600] or "the tests did not finish"
-
-
-def _epoch(deadline: float) -> float:
-    """A `time.monotonic` instant as wall-clock seconds (the container's clock is the host's)."""
-    return time.time() + (deadline - time.monotonic())
-
-
-def _exit_code(res: ExecResult) -> int | None:
-    found = re.search(r"^tfm-exit (\d+)$", res.stdout.decode(errors="replace"), re.M)
-    return int(found.group(1)) if found else None
