@@ -237,7 +237,7 @@ def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker
     probe = Kept(
         Probe(("count", "0")), Outcome(0, "", "", False, False, {}), "guided", {"mutcalc.c": {mutant.line}}
     )
-    (found,) = killers(worker, [mutant], [probe], deadline=float("inf"))
+    (found,) = killers(worker, [mutant], [probe], float("inf"), FAST.guided_pool)
     mutant_id, kept = found
     assert mutant_id == mutant.id and kept.feature == VARIANT
     assert kept.probe.args == ("count", "1") and kept.outcome.stdout == "1\n"

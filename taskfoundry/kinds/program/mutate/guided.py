@@ -216,7 +216,7 @@ def variants_of(parents: list[Kept], limit: int) -> list[Probe]:
 
 
 def killers(
-    worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float, pool_size: int = 40
+    worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float, pool_size: int
 ) -> Iterator[tuple[str, Kept]]:
     """(mutant id, a probe whose outcome on it differs from the reference's): the candidates
     that reach its line, then their neighbours, `pool_size` probes a mutant at most."""

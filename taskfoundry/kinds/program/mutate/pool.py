@@ -61,7 +61,7 @@ class WorkerPool:
     def __init__(self, image: str, rebuild: RebuildPlan, config: MutationConfig, harness: EvalConfig) -> None:
         self.image, self.rebuild, self.config, self.harness = image, rebuild, config, harness
         self.workers: list[MutantWorker] = []
-        self._owner: dict[str, MutantWorker] = {}
+        self._owner: dict[str, int] = {}  # mutant id -> the index of the worker that holds it
         self._suite: Path | None = None
         self._stack = ExitStack()
 
@@ -79,7 +79,7 @@ class WorkerPool:
         boxes = [self._stack.enter_context(worker_box(self.image)) for _ in chunks]
         self.workers = [MutantWorker(box, self.rebuild, self.config, self.harness) for box in boxes]
         self._parallel(lambda w, chunk: w.setup(suite, chunk), list(zip(self.workers, chunks, strict=True)))
-        self._owner = {m.id: w for w, chunk in zip(self.workers, chunks, strict=True) for m in chunk}
+        self._owner = {m.id: i for i, chunk in enumerate(chunks) for m in chunk}
         self._suite = suite
 
     def use_suite(self, suite: Path) -> None:
@@ -96,10 +96,8 @@ class WorkerPool:
         if not self.workers:
             raise RuntimeError("the worker pool was not started")
         groups: dict[int, list[T]] = {i: [] for i in range(len(self.workers))}
-        index = {id(w): i for i, w in enumerate(self.workers)}
         for item in items:
-            owner = self._owner.get(mutant(item), self.workers[0])
-            groups[index[id(owner)]].append(item)
+            groups[self._owner.get(mutant(item), 0)].append(item)
         pairs = [(self.workers[i], group) for i, group in groups.items() if group]
         return self._parallel(work, pairs)
 
