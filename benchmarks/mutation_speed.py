@@ -191,6 +191,17 @@ def row(m: dict[str, Any]) -> str:
     )
 
 
+def _guided_parts(guided: dict[str, Any] | None) -> str:
+    """The guided step's parts: where its seconds went, where its candidates came from."""
+    if not guided:
+        return "none"
+    seconds = ("explore", "search", "filter", "analysis")
+    counts = ("candidates", "spare_candidates", "probes_run", "killers", "tests_added")
+    return ", ".join(
+        [*(f"{k} {guided[k + '_seconds']:.1f} s" for k in seconds), *(f"{k} {guided[k]}" for k in counts)]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("sources", nargs="*", default=DEFAULT)
@@ -212,6 +223,7 @@ def main() -> None:
             print(row(results[-1]), flush=True)
             for line in results[-1]["differ"]:
                 print(f"  differs: {line}", file=sys.stderr)
+            print(f"  guided: {_guided_parts(results[-1]['guided'])}", file=sys.stderr)
         except TaskfoundryError as exc:
             print(f"| {source} | failed: {exc} |", flush=True)
     if args.json:

@@ -26,6 +26,9 @@ from taskfoundry.kinds.program.mutate.select import Planned
 from taskfoundry.kinds.program.mutate.worker import GUARD_SETTINGS, MIN_TIMEOUT, MutantWorker
 from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.settings import MutationConfig
+from taskfoundry.kinds.program.testgen.explorer import Kept
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
+from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, write_spare
 from taskfoundry.kinds.program.testgen.stage import write_suite
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.pipeline.build import build_stage
@@ -94,6 +97,7 @@ CASES = [
     ("wait_some", ["wait", "1000"], "done\n", 0),
     ("usage", [], "", 2),
 ]
+USAGE = "usage: mutcalc add|max A B | count N | wait N\n"
 ALL_LINES = {"mutcalc.c": list(range(1, MUTCALC_C.count("\n") + 1))}
 
 
@@ -244,7 +248,12 @@ def test_a_neighbour_of_a_probe_kills_what_the_probe_cannot(worker: MutantWorker
     assert kept.covered == {"mutcalc.c": {mutant.line}}
 
 
-def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("spare", [False, True], ids=["explored", "spare"])
+def test_guided_generation_adds_tests_that_kill_survivors(
+    mutcalc, docker_client, tmp_path: Path, spare: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """The candidates come from a new exploration, or (spare) from the probes the generate
+    stage ran and did not keep: then nothing is explored again."""
     from taskfoundry.kinds.program.cleanroom.stage import cleanroom_stage
     from taskfoundry.kinds.program.mutate.stage import mutation_stage
     from taskfoundry.kinds.program.results import FilterStage, GenerateStage, LintStage
@@ -271,6 +280,8 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
     )
     filt = FilterStage(kept=TESTS, dropped={}, dummy_pass_rate=0.0, coverage=every)
     lint = LintStage(dropped={}, findings=0, high=0, report={})
+    if spare:  # what the explorer would have left: the suite's own runs, each reaching every line
+        write_spare(sections.for_mutate(config).names(src).generate_dir / SPARE_FILE, _spare_probes())
     suite, verdict = mutation_stage(
         src, build, clean, gen, lint, filt, sections.for_mutate(config), docker_client
     )
@@ -284,6 +295,20 @@ def test_guided_generation_adds_tests_that_kill_survivors(mutcalc, docker_client
     assert len(added) == guided.tests_added and verdict.kept[: len(TESTS)] == TESTS
     assert {r.killed_by for r in report.records if r.killed_by in added}  # the new tests kill
     assert sorted(p.name for p in (suite.suite / "eval" / "tests").glob("test_mutants_*.py"))
+    if spare:
+        assert guided.spare_candidates == guided.candidates > 0 and guided.probes_run == 0, guided
+    else:
+        assert guided.spare_candidates == 0 and guided.probes_run > 0, guided
+
+
+def _spare_probes() -> list[Kept]:
+    every = {"mutcalc.c": set(ALL_LINES["mutcalc.c"])}
+    return [
+        Kept(
+            Probe(tuple(argv)), Outcome(code, out, "" if code == 0 else USAGE, False, False, {}), name, every
+        )
+        for name, argv, out, code in CASES
+    ]
 
 
 # mutant schemata: one build for many mutants, one pytest session for their tests
@@ -708,3 +733,72 @@ def test_a_mutant_does_not_see_what_the_last_mutants_program_left(  # type: igno
         )
     statuses = [found[n].status for n in "abc"]
     assert statuses == (["survived"] * 3 if reset else ["survived", "killed", "killed"]), found
+
+
+# plain functions of tmp_path are called directly; the others go through pytest's protocol
+DIRECT_TESTS = '''"""Verdicts the direct call must give as pytest's run protocol gives them."""
+
+import time
+
+from tfrun import run
+
+
+def test_adds(tmp_path):
+    assert run(["add", "2", "3"], cwd=tmp_path).stdout == "5\\n"
+
+
+def test_errs(tmp_path):
+    raise ValueError(run(["add", "2", "3"], cwd=tmp_path).stdout)
+
+
+def test_sleeps(tmp_path):
+    try:
+        time.sleep(60)
+    except Exception:  # a timeout the test itself can swallow is no timeout
+        pass
+
+
+def test_captures(tmp_path, capsys):
+    print(run(["add", "2", "3"], cwd=tmp_path).stdout)
+    assert capsys.readouterr().out == "5\\n\\n"
+'''
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "protocol"])
+def test_a_plain_test_called_directly_gets_the_verdict_pytests_protocol_gives(
+    schema_worker: MutantWorker, direct: bool
+) -> None:
+    from taskfoundry.kinds.program.mutate.session import Entry, TestSession
+    from taskfoundry.kinds.program.mutate.worker import SCHEMA
+
+    box = schema_worker.box
+    box.put_file(DIRECT_TESTS.encode(), "/workspace/eval/tests/test_direct.py")
+    switch = schema_worker.schema.switches
+    node = "eval/tests/test_direct.py::test_"
+    entries = [
+        Entry("minus", SCHEMA, switch[_minus().id], (f"{node}adds",)),
+        Entry("hang", SCHEMA, switch[_hang().id], ("eval/tests/test_mutcalc.py::test_wait_some",)),
+        Entry("flood", SCHEMA, switch[_flood().id], ("eval/tests/test_mutcalc.py::test_count_three",)),
+        Entry("errs", SCHEMA, 0, (f"{node}errs",)),
+        Entry("sleeps", SCHEMA, 0, (f"{node}sleeps",)),
+        Entry("captures", SCHEMA, switch[_minus().id], (f"{node}captures",)),
+        Entry("reference", SCHEMA, 0, (f"{node}adds", f"{node}captures")),
+    ]
+    session = TestSession(box, FAST.model_copy(update={"direct_calls": direct}), HARNESS)
+    try:
+        found = session.run(entries, deadline=None)
+    finally:
+        box.exec("rm -f /workspace/eval/tests/test_direct.py", timeout=30, user="0:0")
+    got = {e.id: found[e.id].status for e in entries}
+    assert got == {
+        "minus": "killed",
+        "hang": "timeout",
+        "flood": "timeout",
+        "errs": "killed",
+        "sleeps": "timeout",
+        "captures": "killed",
+        "reference": "survived",
+    }, found
+    called = {e.id: found[e.id].direct for e in entries}
+    plain = {"minus": 1, "hang": 1, "flood": 1, "errs": 1, "sleeps": 1, "captures": 0, "reference": 1}
+    assert called == (plain if direct else dict.fromkeys(plain, 0))

@@ -242,6 +242,33 @@ def test_guided_tests_are_named_apart_from_the_suite_and_keep_their_probes() -> 
         assert repr(list(item.probe.args)) in files[module + ".py"].split(f"def {function}(")[1]
 
 
+def test_spare_probes_round_trip_and_give_each_survivors_line_its_share(tmp_path: Path) -> None:
+    from taskfoundry.kinds.program.mutate.guided import SPARE, from_spare
+    from taskfoundry.kinds.program.testgen.explorer import Kept
+    from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
+    from taskfoundry.kinds.program.testgen.spare import read_spare, write_spare
+
+    def kept(n: int, lines: set[int]) -> Kept:
+        probe = Probe(
+            ("sum", str(n)), stdin=b"\x00\xff" if n % 2 else "1 2\n", files=(("in.gz", b"\x1f\x8b"),)
+        )
+        out = Outcome(n, f"{n}\n", "", False, False, {"out.txt": "x"}, {"a.c": lines})
+        return Kept(probe, out, f"sum|{n}", {"a.c": lines}, 0)
+
+    spare = [kept(1, {3, 4}), kept(2, {4}), kept(3, {4, 9}), kept(4, {3})]
+    path = tmp_path / "spare-probes.jsonl"
+    assert read_spare(path) == []  # a generator that kept none
+    write_spare(path, spare)
+    again = read_spare(path)
+    assert [(k.probe, k.outcome.signature, k.covered) for k in again] == [
+        (k.probe, k.outcome.signature, k.covered) for k in spare
+    ]
+    chosen, missing = from_spare(again, {("a.c", 3), ("a.c", 4), ("a.c", 7)}, per_target=2)
+    # line 4 has its two (probes 1 and 2), line 3 its two (1 and 4); probe 3 adds nothing
+    assert [k.probe.args for k in chosen] == [("sum", "1"), ("sum", "2"), ("sum", "4")]
+    assert missing == {("a.c", 7)} and {k.feature for k in chosen} == {SPARE}
+
+
 def test_a_cached_mutation_stage_whose_suite_is_gone_runs_again(tmp_path: Path) -> None:
     from taskfoundry.flows.cache import stale_reason
     from taskfoundry.kinds.program.results import FilterStage, GenerateStage

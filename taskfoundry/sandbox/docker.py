@@ -52,15 +52,19 @@ class DockerSandbox:
         client: docker.DockerClient | None = None,
         labels: Mapping[str, str] | None = None,
         hardening: Mapping[str, Any] | None = None,
+        tmpfs: Mapping[str, str] | None = None,
     ) -> None:
         """`hardening`: more `containers.run` options (security_opt, cap_drop), to try a
-        worker's view of an image under the flags a careful harness would add."""
+        worker's view of an image under the flags a careful harness would add. `tmpfs`:
+        path -> mount options of in-memory file systems (on fuse-overlayfs every file
+        operation in the image's own tree is a round trip to a user-space daemon)."""
         self.image = image
         self._hardening = dict(hardening or {})
         self.limits = limits or SandboxLimits()
         self.workdir = workdir
         self._client = client
         self._labels = dict(labels or {})
+        self._tmpfs = dict(tmpfs or {})
         self._container: Container | None = None
 
     # lifecycle -----------------------------------------------------------
@@ -83,6 +87,7 @@ class DockerSandbox:
                 working_dir=self.workdir,
                 labels={"taskfoundry": "sandbox", **self._labels},
                 user="0:0",
+                tmpfs=self._tmpfs,
                 **self._hardening,
             )
         except (APIError, DockerException) as exc:

@@ -10,13 +10,19 @@ dies is resumed by the analysis after the mutant it died on. Between mutants, wh
 tests and the programs left goes (`session_reset`).
 
 Plan (`TF_SESSION_PLAN`, JSON): {"current": path, "marks": dir, "results": path, "deadline":
-epoch seconds, "entries": [{"id", "program", "switch", "tests": [node ids], "all": bool}]}.
+epoch seconds, "direct": bool, "test_timeout": seconds, "entries": [{"id", "program",
+"switch", "tests": [node ids], "all": bool}]}.
 A result: {"id", "status": killed|survived|timeout|error, "killed_by", "failed", "seconds",
-"slowest": the slowest test's seconds}. Tests that killed more mutants run first.
+"slowest": the slowest test's seconds, "direct": tests called directly}. Tests that killed
+more mutants run first.
 """
 
+import inspect
+import itertools
 import json
 import os
+import shutil
+import signal
 import time
 
 import pytest
@@ -49,11 +55,65 @@ def _marks(plan):
 
 
 def _run(item):
+    """(failed, timed out) of one test, through pytest's run protocol."""
     del _REPORTS[:]
     item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
     failed = [r for r in _REPORTS if r.failed]
     timed_out = any("Timeout" in str(r.longrepr) for r in failed)
     return bool(failed), timed_out
+
+
+class _Expired(BaseException):
+    """The direct call's timeout (a BaseException: the test's own `except Exception` does not
+    swallow it)."""
+
+
+_DIRS = itertools.count()
+_TMP_PATH_CLOSURE = {"tmp_path", "tmp_path_factory", "request"}  # what tmp_path itself asks for
+
+
+def _plain(item, conftests):
+    """A test the protocol adds nothing to: a module-level function whose only fixture is
+    tmp_path, without marks or parameters, in a suite without conftest hooks."""
+    return (
+        not conftests
+        and isinstance(item, pytest.Function)
+        and item.cls is None
+        and not hasattr(item, "callspec")
+        and set(inspect.signature(item.obj).parameters) <= {"tmp_path"}
+        and set(item.fixturenames) <= _TMP_PATH_CLOSURE  # no autouse fixture either
+        and not any(item.iter_markers())
+    )
+
+
+def _call(item, seconds):
+    """(failed, timed out) of one test called as a function; SIGALRM interrupts it as
+    pytest-timeout's signal method does (tfrun still kills the program's processes)."""
+    tmp = item.config._tmp_path_factory.getbasetemp() / f"direct{next(_DIRS)}"
+    tmp.mkdir(mode=0o700)  # as pytest makes tmp_path
+
+    def expire(signum, frame):
+        raise _Expired
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        item.obj(**({"tmp_path": tmp} if inspect.signature(item.obj).parameters else {}))
+        return False, False
+    except _Expired:
+        return True, True
+    except (Exception, SystemExit):  # an assertion, or any error of the test: it failed
+        return True, False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _conftests(session):
+    """Whether a conftest.py is loaded: its hooks would be bypassed by a direct call."""
+    plugins = session.config.pluginmanager.get_plugins()
+    return any(str(getattr(p, "__file__", "")).endswith("conftest.py") for p in plugins)
 
 
 _KILLS: dict = {}  # node id -> mutants it killed in this session
@@ -67,28 +127,33 @@ def _order(entry):
     return sorted(entry["tests"], key=lambda nodeid: -_KILLS.get(nodeid, 0))
 
 
-def _test(plan, entry, items):
-    """(status, killed_by, failed tests, slowest test's seconds) of one mutant. With "all"
-    (the reference's check) every test runs, and one that hangs counts as failed, not as
-    the program's timeout."""
-    failed, slowest = [], 0.0
+def _test(plan, entry, items, direct):
+    """(status, killed_by, failed tests, slowest test's seconds, tests called directly) of one
+    mutant. With "all" (the reference's check) every test runs, and one that hangs counts as
+    failed, not as the program's timeout. `direct`: node ids that may be called directly."""
+    failed, slowest, called = [], 0.0, 0
     for nodeid in _order(entry):
         item = items.get(nodeid)
         if item is None:
-            return "error", None, [f"{nodeid} was not collected"], slowest
+            return "error", None, [f"{nodeid} was not collected"], slowest, called
         start = time.monotonic()
-        bad, timed_out = _run(item)
+        if nodeid in direct:
+            called += 1
+            bad, timed_out = _call(item, plan["test_timeout"])
+        else:
+            bad, timed_out = _run(item)
         slowest = max(slowest, time.monotonic() - start)
         marks = _marks(plan)
         if (timed_out or marks) and not entry.get("all"):
-            return "timeout", None, [", ".join(marks) or f"{nodeid} timed out"], slowest
+            return "timeout", None, [", ".join(marks) or f"{nodeid} timed out"], slowest, called
         if bad or timed_out or marks:
             failed.append(nodeid)
             if not entry.get("all"):
                 _KILLS[nodeid] = _KILLS.get(nodeid, 0) + 1
-                return "killed", nodeid, failed, slowest
+                return "killed", nodeid, failed, slowest, called
             _clear_marks(plan)
-    return ("killed" if failed else "survived"), (failed[0] if failed else None), failed, slowest
+    status = "killed" if failed else "survived"
+    return status, (failed[0] if failed else None), failed, slowest, called
 
 
 def pytest_runtest_logreport(report):
@@ -100,6 +165,8 @@ def pytest_runtestloop(session):
         return True
     plan = _plan()
     items = {item.nodeid: item for item in session.items}
+    conftests = _conftests(session)
+    direct = {n for n, i in items.items() if plan.get("direct") and _plain(i, conftests)}
     with open(plan["results"], "a") as out:
         for entry in plan["entries"]:
             if time.time() > plan["deadline"]:
@@ -108,9 +175,9 @@ def pytest_runtestloop(session):
             out.write(json.dumps({"started": entry["id"]}) + "\n")
             out.flush()
             _switch(plan, entry)
-            status, killed_by, failed, slowest = _test(plan, entry, items)
+            status, killed_by, failed, slowest, called = _test(plan, entry, items, direct)
             row = {"id": entry["id"], "status": status, "killed_by": killed_by, "failed": failed}
-            row["slowest"] = round(slowest, 3)
+            row |= {"slowest": round(slowest, 3), "direct": called}
             row["seconds"] = round(time.monotonic() - start, 3)
             out.write(json.dumps(row) + "\n")
             out.flush()

@@ -333,7 +333,8 @@ def main():
         read_coverage_main()
         return
     job = json.load(sys.stdin)
-    base = tempfile.mkdtemp(prefix="probes-", dir=job.get("workroot", "/tmp"))
+    tempfile.tempdir = job.get("workroot", "/tmp")  # the probes' output files too
+    base = tempfile.mkdtemp(prefix="probes-")
     results = []
     reader = READERS.get(job.get("coverage", ""))
     for probe in job["probes"]:

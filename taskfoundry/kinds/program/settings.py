@@ -127,6 +127,11 @@ class MutationConfig(BaseModel):
         description="the guard that stands in for the program, compiled from C in the build image "
         "when it has a compiler (false: the Python guard, ten or more ms a program call)",
     )
+    direct_calls: bool = Field(
+        True,
+        description="call a test that is a plain function of tmp_path directly in the test "
+        "session (false: every test through pytest's run protocol, twice the cost a test)",
+    )
     max_seconds: float = Field(
         1800,
         gt=0,

@@ -1,11 +1,13 @@
 """Mutation-guided generation: probes that tell a surviving mutant from the reference.
 
-After a first analysis, the explorer runs again (another seed) against the coverage build,
-this time keeping the probes that reach a survivor's line, even when they reach no new
-line. Each survivor is then built and those probes run on it, with their neighbours (a
-number moved by one); a probe whose outcome differs from the reference's is written as a
-test. The new tests go through the linter
-and the filter like any other, join the suite, and the survivors are analysed again.
+After a first analysis, the candidates are the probes that reach a survivor's line: first
+those the generate stage ran (`from_spare`: the ones it did not keep, then the ones it kept),
+then, for the lines none of them reaches, the explorer again (another seed) against the
+coverage build, keeping what reaches those lines even when it reaches no new line. Each
+survivor is then switched on in its worker's schema (or built alone) and those probes run
+on it, with their neighbours (a number moved by one); a probe whose outcome differs from the
+reference's is written as a test. The new tests go through the linter and the filter like
+any other, join the suite, and the survivors are analysed again.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ log = logging.getLogger(__name__)
 Target = tuple[str, int]  # (file, line)
 GUIDED_PREFIX = "test_mutants_"  # file names of the tests this step writes
 VARIANT = "variant"  # a candidate probe with one number changed
+SPARE = "spare"  # a candidate probe the generate stage ran and did not keep
 
 
 class TargetExplorer(Explorer):
@@ -98,6 +101,22 @@ def candidate_probes(
         log.info("guided exploration kept nothing: %s", exc)
         return [], explorer.state.probes_run
     return state.kept, state.probes_run
+
+
+def from_spare(spare: list[Kept], targets: set[Target], per_target: int) -> tuple[list[Kept], set[Target]]:
+    """Up to `per_target` of the generate stage's spare probes for each target line, in the
+    order they ran, and the targets none of them reaches."""
+    found: dict[Target, int] = {}
+    chosen: list[Kept] = []
+    for kept in spare:
+        hit = {(f, n) for f, lines in kept.covered.items() for n in lines if (f, n) in targets}
+        wanted = [t for t in hit if found.get(t, 0) < per_target]
+        if not wanted:
+            continue
+        for target in wanted:
+            found[target] = found.get(target, 0) + 1
+        chosen.append(Kept(kept.probe, kept.outcome, SPARE, kept.covered))
+    return chosen, targets - set(found)
 
 
 def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:

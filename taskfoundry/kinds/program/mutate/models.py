@@ -67,6 +67,9 @@ class GuidedSummary(BaseModel):
     )
     probes_run: int = Field(0, description="probes of the guided exploration")
     candidates: int = Field(0, description="probes kept because they reach a survivor's line")
+    spare_candidates: int = Field(
+        0, description="of `candidates`: the generate stage's probes that were run and not kept"
+    )
     killers: int = Field(0, description="survivors a candidate probe told apart from the reference")
     tests_added: int = Field(0, description="new tests kept by the linter and the filter")
     tests_dropped: int = 0

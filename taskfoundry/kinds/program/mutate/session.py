@@ -31,6 +31,7 @@ ROOT = "0:0"
 MARKS = "/tmp/tfm-marks"  # the guard's timeout and flood marks
 PLUGIN_DIR = f"{MUTANT_DIR}/plugin"
 SESSION_DIR = f"{MUTANT_DIR}/session"  # the test session's files: pytest's user writes here
+SCRATCH = "/tfm-scratch"  # pytest's base temporary directory: a tmpfs in the pool's workers
 PLAN, RESULTS, CURRENT = (f"{SESSION_DIR}/{n}" for n in ("plan.json", "results.jsonl", "current"))
 
 
@@ -52,6 +53,7 @@ class Verdict:
     failed: tuple[str, ...]
     seconds: float
     slowest: float = 0.0  # the slowest test's seconds
+    direct: int = 0  # tests called as plain functions, not through pytest's run protocol
 
 
 def node_id(junit: str, files: Iterable[str]) -> str:
@@ -78,7 +80,8 @@ class TestSession:
         """The session's directories (its own, writable by pytest's user) and the plugins."""
         user = ROOT if self.harness.isolate else self.harness.user
         cmd = (
-            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} && chmod 1777 {MARKS} "
+            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} {SCRATCH} "
+            f"&& chmod 1777 {MARKS} {SCRATCH} "
             f"&& chown {user} {SESSION_DIR}"
         )
         res = self.box.exec(cmd, timeout=60, user=ROOT)
@@ -116,6 +119,8 @@ class TestSession:
             "marks": MARKS,
             "results": RESULTS,
             "deadline": _epoch(deadline) if deadline is not None else time.time() + 10**7,
+            "direct": cfg.direct_calls,
+            "test_timeout": per_test,
             "entries": [e.__dict__ | {"tests": list(e.tests)} for e in entries],
         }
         self.box.put_file(json.dumps(plan).encode(), PLAN, mode=0o644)
@@ -131,7 +136,7 @@ class TestSession:
             "-q",
             "--tb=no",
             "--rootdir=.",
-            "--basetemp=/tmp/tfm-pytest",  # pytest empties it first
+            f"--basetemp={SCRATCH}/pytest",  # pytest empties it first
             "--continue-on-collection-errors",
             f"--timeout={per_test:g}",
             *tests,
@@ -162,7 +167,12 @@ class TestSession:
                 started = row["started"]
                 continue
             found[row["id"]] = Verdict(
-                row["status"], row["killed_by"], tuple(row["failed"]), row["seconds"], row.get("slowest", 0.0)
+                row["status"],
+                row["killed_by"],
+                tuple(row["failed"]),
+                row["seconds"],
+                row["slowest"],
+                row["direct"],
             )
         return found, (started if started not in found else None)
 

@@ -23,6 +23,7 @@ from taskfoundry.kinds.program.mutate.select import Planned, tests_by_line
 from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
 from taskfoundry.kinds.program.settings import MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
+from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, read_spare
 from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, write_suite
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport, DropRecord
@@ -198,6 +199,7 @@ def _explorer_tests(
     start = time.monotonic()
     candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
     summary.candidates = len(candidates)
+    summary.spare_candidates = sum(k.feature == g.SPARE for k in candidates)
     summary.explore_seconds = round(time.monotonic() - start, 2)
     start = time.monotonic()
     found = g.search(pool, mutants, candidates, deadline) if candidates else {}
@@ -245,8 +247,14 @@ def _candidates(
     targets: set[g.Target],
     client: docker.DockerClient,
 ) -> tuple[list[g.Kept], int]:
-    """Probes that reach the survivors' lines: the explorer again, with the next seed."""
+    """Probes that reach the survivors' lines: first the generate stage's spare probes (run
+    and not kept: they reached no new line), then, for the lines none of them reaches, the
+    explorer again with the next seed. Returns them and how many probes ran here."""
     cfg, explorer = settings.mutation, settings.explorer
+    spare = read_spare(settings.names(src).generate_dir / SPARE_FILE)
+    chosen, targets = g.from_spare(spare, targets, cfg.guided_per_line)
+    if not targets:
+        return chosen, 0
     explore = explorer.model_copy(
         update={"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
     )
@@ -256,9 +264,10 @@ def _candidates(
     names = {build.program, "executable"}
     log_path = settings.names(src).generate_dir / "guided-probes.jsonl"
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
-        return g.candidate_probes(
+        found, ran = g.candidate_probes(
             box, src.path, names, clean.usage, job, explore, targets, cfg.guided_per_line, log_path
         )
+    return [*chosen, *found], ran
 
 
 def _lint_and_filter(

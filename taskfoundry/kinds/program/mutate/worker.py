@@ -30,6 +30,7 @@ from taskfoundry.kinds.program.mutate.session import (
     CURRENT,
     MARKS,
     ROOT,
+    SCRATCH,
     Entry,
     TestSession,
     Verdict,
@@ -49,6 +50,7 @@ REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker 
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
+ALONE_DIR = f"{MUTANT_DIR}/alone"  # programs of mutants rebuilt alone, until their session
 EQUIVALENT = "the stripped program is the reference's"
 HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
 
@@ -126,8 +128,13 @@ class MutantWorker:
 
     def _build_schema(self, mutants: list[Mutant]) -> None:
         def build() -> ExecResult:
+            start = time.monotonic()
             res = self._build()
             if res.ok:
+                # the reference's build in a fresh container may rebuild everything (a Rust
+                # crate: 5-8 s); this one rebuilds the files with guards, more than a mutant
+                # rebuilt alone does: the cost CHEAP_REBUILD is held against
+                self.rebuild_seconds = min(self.rebuild_seconds, time.monotonic() - start)
                 self._root(f"cp {PROGRAM} {SCHEMA}", 60)
             return res
 
@@ -193,20 +200,49 @@ class MutantWorker:
             if p.mutant.id in found:
                 records[p.mutant.id] = self._schema_record(p, found[p.mutant.id])
         out_of_time = len(found) < len(entries)
-        for p in planned:
-            if p.mutant.id in switches or out_of_time:
-                continue
-            if time.monotonic() > deadline:
-                out_of_time = True
-                break
-            records[p.mutant.id] = self.run(p)
+        if not out_of_time:
+            alone = [p for p in planned if p.mutant.id not in switches]
+            out_of_time = self._run_alone(alone, records, deadline)
         self._check_equivalence(planned, records, deadline)
         return [records[p.mutant.id] for p in planned if p.mutant.id in records], out_of_time
 
+    def _run_alone(self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float) -> bool:
+        """The mutants the schema does not hold, each rebuilt alone, its program kept under
+        ALONE_DIR; then all their tests in one session (a session each cost a second of
+        pytest's start-up). Whether the deadline stopped it."""
+        rebuilt: list[tuple[MutantRecord, Entry]] = []
+        out_of_time = False
+        for p in planned:
+            if time.monotonic() > deadline:
+                out_of_time = True
+                break
+            record, entry = self._rebuilt(p, f"{ALONE_DIR}/{len(rebuilt)}")
+            records[p.mutant.id] = record
+            if entry is not None:
+                rebuilt.append((record, entry))
+        if rebuilt:
+            verdicts = self.session([e for _, e in rebuilt], deadline)
+            out_of_time = out_of_time or len(verdicts) < len(rebuilt)
+            for record, entry in rebuilt:
+                if entry.id in verdicts or not out_of_time:
+                    _judge(record, verdicts.get(entry.id))
+                else:  # built, but the deadline came before its tests: not analysed
+                    del records[entry.id]
+            self._root(f"rm -rf {ALONE_DIR}", 60)
+        return out_of_time
+
     def run(self, planned: Planned) -> MutantRecord:
-        """One mutant the old way: rebuilt alone, its tests in a session of their own. A
-        mutant whose guard did not compile is `build_failed` without a rebuild when a rebuild
-        is dear: most such mutants do not compile alone either."""
+        """One mutant the old way: rebuilt alone, its tests in a session of their own."""
+        record, entry = self._rebuilt(planned, f"{ALONE_DIR}/0")
+        if entry is not None:
+            _judge(record, self.session([entry], None).get(entry.id))
+        return record
+
+    def _rebuilt(self, planned: Planned, keep: str) -> tuple[MutantRecord, Entry | None]:
+        """Mutant `planned` rebuilt alone, its program copied to `keep`, and the session entry
+        that tests it; no entry when it needs no test (it does not build, or it is the
+        reference's program). A mutant whose guard did not compile is `build_failed` without
+        a rebuild when a rebuild is dear: most such mutants do not compile alone either."""
         record = _record(planned, "rebuild")
         left_out = self.schema.left_out.get(planned.mutant.id)
         if self.unfaithful & set(planned.tests):
@@ -216,36 +252,38 @@ class MutantWorker:
         if left_out and "does not compile" in left_out and self.rebuild_seconds > CHEAP_REBUILD:
             record.status, record.way = "build_failed", "schema"
             record.detail += f"; not rebuilt alone (a rebuild takes {self.rebuild_seconds:.0f} s)"
-            return record
+            return record, None
         start = time.monotonic()
         build, same = self._alone(planned.mutant)
         record.build_seconds = round(time.monotonic() - start, 2)
         if not build.ok:
             record.status = "build_failed"
             record.detail = "timed out" if build.timed_out else build.text()[-600:]
-        elif same:
+            return record, None
+        if same:
             record.status, record.detail = "equivalent", EQUIVALENT
-        else:
-            tests = tuple(self._node(t) for t in planned.tests)
-            verdict = self.session([Entry(planned.mutant.id, PROGRAM, 0, tests)], None).get(planned.mutant.id)
-            _judge(record, verdict)
-        return record
+            return record, None
+        self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep}", 60)
+        return record, Entry(planned.mutant.id, keep, 0, tuple(self._node(t) for t in planned.tests))
 
     def outcomes(self, m: Mutant, probes: list[Probe]) -> list[Outcome] | None:
         """What the program of mutant `m` does on each probe; None when it does not build."""
         timeout = self.config.program_timeout
         switch = self.schema.switches.get(m.id)
         if switch is not None:
-            job = RunnerJob(executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)})
+            job = RunnerJob(
+                executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)}, workroot=SCRATCH
+            )
             return run_probes(self.box, job, probes)
         self._swap_in(m)
         if not self._build().ok:
             return None
-        return run_probes(self.box, RunnerJob(executable=PROGRAM, timeout=timeout), probes)
+        return run_probes(self.box, RunnerJob(executable=PROGRAM, timeout=timeout, workroot=SCRATCH), probes)
 
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
-        return run_probes(self.box, RunnerJob(executable=GOLD, timeout=self.config.program_timeout), probes)
+        job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=SCRATCH)
+        return run_probes(self.box, job, probes)
 
     def _schema_record(self, planned: Planned, verdict: Verdict) -> MutantRecord:
         record = _record(planned, "schema")

@@ -67,6 +67,7 @@ class Exploration:
     seconds: float = 0.0
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
+    spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
 
     def line_rate(self) -> float:
         tot = sum(len(v) for v in self.total.values())
@@ -179,7 +180,11 @@ class Explorer:
                 self.state.total.setdefault(name, set()).update(lines)
             new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
             feature = _feature(probe, out)
-            if not out.writable or (new == 0 and (feature in self._features or self._features_full())):
+            if not out.writable:
+                continue
+            if new == 0 and (feature in self._features or self._features_full()):
+                if not runtime_trace(out) and not dummy_passing(probe, out, self.state.usage.get("", "")):
+                    self.state.spare.append(Kept(probe, out, feature, out.covered, 0))
                 continue
             if runtime_trace(out):
                 self.state.traces += 1

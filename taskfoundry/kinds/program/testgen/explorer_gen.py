@@ -9,6 +9,7 @@ from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.kinds.program.testgen.base import GeneratedBranch, GenerationContext
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.probes import RunnerJob
+from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, write_spare
 from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 
@@ -36,6 +37,9 @@ class ExplorerGenerator:
         state = Explorer(cfg, job, GOLD).run(
             ctx.sandbox, ctx.repo, program_names(ctx), ctx.usage, ctx.log_dir / "probes.jsonl"
         )
+        # the guided step's candidates: the probes not kept, then the kept ones (whose
+        # neighbours may tell a survivor apart where the probe itself does not)
+        write_spare(ctx.log_dir / SPARE_FILE, [*state.spare, *state.kept])
         files, written = render_tests(state.kept, ctx.program, cfg.seed)
         # `written` is grouped by command: pair each test with its own probe's lines
         per_test = {

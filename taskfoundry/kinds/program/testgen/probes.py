@@ -78,6 +78,7 @@ class RunnerJob:
     argv0: str = WORKSPACE_EXECUTABLE  # what the program sees as its own name, as in the cleanroom
     output_cap: int = 256 * 1024
     env: dict[str, str] = field(default_factory=dict)  # more variables for the program (a mutant's switch)
+    workroot: str = "/tmp"  # where the runner makes each probe's directory and output files
 
 
 def install_runner(sandbox: Sandbox) -> None:
