@@ -27,18 +27,19 @@ class Probe:
 
     @property
     def key(self) -> str:
-        return json.dumps([self.args, _jsonable(self.stdin), [(n, _jsonable(c)) for n, c in self.files]])
+        return json.dumps([self.args, jsonable(self.stdin), [(n, jsonable(c)) for n, c in self.files]])
 
     def to_job(self, ident: str) -> dict[str, Any]:
         return {
             "id": ident,
             "args": list(self.args),
-            "stdin": _jsonable(self.stdin),
-            "files": {name: _jsonable(content) for name, content in self.files},
+            "stdin": jsonable(self.stdin),
+            "files": {name: jsonable(content) for name, content in self.files},
         }
 
 
-def _jsonable(data: str | bytes) -> str | dict[str, str]:
+def jsonable(data: str | bytes) -> str | dict[str, str]:
+    """Text as it is, bytes as {"b64": ...}: JSON for a probe's stdin and files."""
     return data if isinstance(data, str) else {"b64": base64.b64encode(data).decode()}
 
 

@@ -12,14 +12,10 @@ from typing import Any
 
 from taskfoundry.atomic import write_text
 from taskfoundry.kinds.program.testgen.explorer import Kept
-from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, jsonable
 
 SPARE_FILE = "spare-probes.jsonl"  # in the generate stage's log directory
 SPARE_LIMIT = 3000  # probes kept at most (a line each, with the lines it reached)
-
-
-def _jsonable(data: str | bytes) -> str | dict[str, str]:
-    return data if isinstance(data, str) else {"b64": base64.b64encode(data).decode()}
 
 
 def _data(blob: str | dict[str, str]) -> str | bytes:
@@ -30,8 +26,8 @@ def _row(kept: Kept) -> dict[str, Any]:
     probe, out = kept.probe, kept.outcome
     return {
         "args": list(probe.args),
-        "stdin": _jsonable(probe.stdin),
-        "files": [[name, _jsonable(content)] for name, content in probe.files],
+        "stdin": jsonable(probe.stdin),
+        "files": [[name, jsonable(content)] for name, content in probe.files],
         "origin": probe.origin,
         "feature": kept.feature,
         "outcome": {
