@@ -802,3 +802,36 @@ def test_a_plain_test_called_directly_gets_the_verdict_pytests_protocol_gives(
     called = {e.id: found[e.id].direct for e in entries}
     plain = {"minus": 1, "hang": 1, "flood": 1, "errs": 1, "sleeps": 1, "captures": 0, "reference": 1}
     assert called == (plain if direct else dict.fromkeys(plain, 0))
+
+
+# a program that keeps its state beside its working directory: /tfm-scratch/tf-seen
+BESIDE = (
+    b"#!/bin/sh\nif [ -e ../../tf-seen ]; then echo again; exit 0; fi\n"
+    b"touch ../../tf-seen 2>/dev/null; echo first\n"
+)
+
+
+@pytest.mark.parametrize("defence", [True, False], ids=["defence", "defence-off"])
+def test_a_mutant_cannot_leave_files_beside_its_directory_for_the_next(  # type: ignore[no-untyped-def]
+    schema_worker: MutantWorker, defence: bool
+) -> None:
+    """The tests' directories sit in the session's scratch directory, which only pytest may
+    write: a program that could write there would be seen by the next mutant's run."""
+    from taskfoundry.kinds.program.mutate.session import SCRATCH, Entry
+
+    box = schema_worker.box
+    box.put_file(BESIDE, "/task/mutant/beside", mode=0o755)
+    box.put_file(FIRST.encode(), "/workspace/eval/tests/test_state.py")
+    if not defence:
+        assert box.exec(f"chmod 1777 {SCRATCH}", timeout=30, user="0:0").ok
+    test = "eval/tests/test_state.py::test_first"
+    try:
+        found = schema_worker.session([Entry(n, "/task/mutant/beside", 0, (test,)) for n in "abc"], None)
+    finally:
+        box.exec(
+            f"chmod 0755 {SCRATCH}; rm -f {SCRATCH}/tf-seen /workspace/eval/tests/test_state.py",
+            timeout=30,
+            user="0:0",
+        )
+    statuses = [found[n].status for n in "abc"]
+    assert statuses == (["survived"] * 3 if defence else ["survived", "killed", "killed"]), found

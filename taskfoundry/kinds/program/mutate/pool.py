@@ -29,7 +29,7 @@ from taskfoundry.sandbox.docker import DockerSandbox, docker_client
 LIMITS = SandboxLimits(memory_mb=2048, pids=1024, output_bytes=16 * 1024 * 1024)
 # the tests' directories in memory: a test's files, its program's working directory and
 # tfrun's ownership changes cost a fifth of what they cost on the image's fuse-overlayfs
-SCRATCH_MOUNT = {SCRATCH: "rw,exec,nosuid,nodev,size=512m,mode=1777"}
+SCRATCH_MOUNT = {SCRATCH: "rw,exec,nosuid,nodev,size=512m,mode=0755"}
 T = TypeVar("T")
 R = TypeVar("R")
 

@@ -80,9 +80,10 @@ class TestSession:
         """The session's directories (its own, writable by pytest's user) and the plugins."""
         user = ROOT if self.harness.isolate else self.harness.user
         cmd = (
-            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} {SCRATCH} "
-            f"&& chmod 1777 {MARKS} {SCRATCH} "
-            f"&& chown {user} {SESSION_DIR}"
+            f"mkdir -p {MUTANT_DIR} {MARKS} {PLUGIN_DIR} {SESSION_DIR} {SCRATCH} && chmod 1777 {MARKS} "
+            # pytest's alone: a program that could write beside its directory would leave
+            # files there for the next mutant (session_reset sweeps /tmp, not this)
+            f"&& chown {user} {SESSION_DIR} {SCRATCH} && chmod 0755 {SCRATCH}"
         )
         res = self.box.exec(cmd, timeout=60, user=ROOT)
         if not res.ok:

@@ -50,6 +50,7 @@ REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker 
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
+PROBES_DIR = f"{SCRATCH}/probes"  # the guided probes' directories, on the scratch tmpfs
 ALONE_DIR = f"{MUTANT_DIR}/alone"  # programs of mutants rebuilt alone, until their session
 EQUIVALENT = "the stripped program is the reference's"
 HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
@@ -79,6 +80,7 @@ class MutantWorker:
         self._guard_settings(self.config.program_timeout)
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
+        self._probe_dir()
         start = time.monotonic()
         res = self._build()
         self.rebuild_seconds = time.monotonic() - start
@@ -88,6 +90,13 @@ class MutantWorker:
         self._root(f"cp {PROGRAM} {REFERENCE}", 60)  # PROGRAM is whichever mutant was built last
         if self.config.schemata and mutants:
             self._build_schema(list(mutants))
+
+    def _probe_dir(self) -> None:
+        """The guided probes' directories (PROBES_DIR): only the probe runner's user, the
+        box's default, may write there, so a program the session tests (its own uid) cannot
+        leave files there for a later mutant."""
+        who = self.box.exec("echo $(id -u):$(id -g)", timeout=30).stdout.decode().strip()
+        self._root(f"mkdir -p {PROBES_DIR} && chown {who} {PROBES_DIR} && chmod 0755 {PROBES_DIR}", 60)
 
     def use_suite(self, suite: Path) -> None:
         """The tests of `suite` in place of the ones the worker has, sealed as before."""
@@ -272,17 +281,19 @@ class MutantWorker:
         switch = self.schema.switches.get(m.id)
         if switch is not None:
             job = RunnerJob(
-                executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)}, workroot=SCRATCH
+                executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)}, workroot=PROBES_DIR
             )
             return run_probes(self.box, job, probes)
         self._swap_in(m)
         if not self._build().ok:
             return None
-        return run_probes(self.box, RunnerJob(executable=PROGRAM, timeout=timeout, workroot=SCRATCH), probes)
+        return run_probes(
+            self.box, RunnerJob(executable=PROGRAM, timeout=timeout, workroot=PROBES_DIR), probes
+        )
 
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
-        job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=SCRATCH)
+        job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR)
         return run_probes(self.box, job, probes)
 
     def _schema_record(self, planned: Planned, verdict: Verdict) -> MutantRecord:
