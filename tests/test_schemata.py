@@ -9,11 +9,17 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from taskfoundry.grading.config import EvalConfig
+from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
+from taskfoundry.kinds.program.mutate.worker import CHEAP_REBUILD, TYPED_GUARDS, MutantWorker
+from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.mutation.schemata import Diagnostic, diagnostics, match_path, schema_of
+from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.syntax.parse import parse
 
 C_PROGRAM = b"""#include <stdio.h>
@@ -54,6 +60,29 @@ fn main() {
         if v > 10 && !(v == 12) { total += inner::twice(v); } else { total -= score(v); }
     }
     println!("{}", total);
+}
+"""
+
+# a return inserted in `make` (Env has no Default) is ill-typed guarded and alone
+RUST_TYPED = b"""use std::collections::BTreeMap;
+struct Env {
+    vars: BTreeMap<String, i64>,
+}
+fn lookup(env: &Env, k: &str) -> Result<i64, String> {
+    env.vars.get(k).copied().ok_or(format!("no {}", k))
+}
+fn make(n: i64) -> Env {
+    let mut vars = BTreeMap::new();
+    vars.insert("x".to_string(), n);
+    Env { vars }
+}
+fn main() {
+    let n: i64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
+    let v = match lookup(&make(n), "x") {
+        Ok(n) => n * 2 + 1,
+        Err(_) => -1,
+    };
+    println!("{}", v);
 }
 """
 
@@ -172,6 +201,34 @@ def test_rust_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:
     in_schema, compared, _ = _agree("prog.rs", RUST_PROGRAM, _compile_rust, tmp_path)
     assert compared >= 15
     assert in_schema >= compared
+
+
+@pytest.mark.skipif(shutil.which("rustc") is None, reason="needs rustc")
+def test_a_rust_mutant_whose_guard_does_not_compile_does_not_compile_alone(tmp_path: Path) -> None:
+    """What the worker's TYPED_GUARDS rests on: a Rust guard's arms have the expression's own
+    type, so each mutant the compiler blames is ill-typed alone too, and needs no rebuild."""
+    numbered = list(enumerate(mutants_of("prog.rs", RUST_TYPED), 1))
+    unguarded = {m.id for m in schema_of("prog.rs", RUST_TYPED, numbered).unguarded}
+    _, left_out = _schema_until_built("prog.rs", RUST_TYPED, _compile_rust, tmp_path / "schema")
+    blamed = [m for _, m in numbered if m.id in left_out - unguarded]
+    assert [m.operator for m in blamed] == ["return"]
+    for m in blamed:
+        assert not _compile_rust(m.apply(RUST_TYPED), tmp_path / "alone")[0], m
+    assert "rust" in TYPED_GUARDS
+
+
+def test_a_mutant_whose_guard_does_not_compile_is_rebuilt_alone_only_where_it_may_compile() -> None:
+    worker = MutantWorker(
+        cast(Sandbox, None), RebuildPlan(("make",), "/src/prog"), MutationConfig(), EvalConfig()
+    )
+    worker.rebuild_seconds = 1.0
+    rust, c = (Mutant(f, 3, "return", 10, 10, "", "return 0; ") for f in ("src/a.rs", "a.c"))
+    guard = "its guarded form does not compile (a:3)"
+    assert worker._not_rebuilt(rust, guard) == "its guard has the mutated expression's own type"
+    assert worker._not_rebuilt(c, guard) is None  # `c ? p : !p`: the guard's own fault
+    assert worker._not_rebuilt(rust, "no guard fits it") is None
+    worker.rebuild_seconds = CHEAP_REBUILD + 1
+    assert worker._not_rebuilt(c, guard) == f"a rebuild takes {CHEAP_REBUILD + 1:.0f} s"
 
 
 def test_python_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:

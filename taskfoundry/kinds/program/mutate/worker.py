@@ -39,7 +39,7 @@ from taskfoundry.kinds.program.mutate.session import (
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
-from taskfoundry.mutation.operators import Mutant
+from taskfoundry.mutation.operators import Mutant, language_of
 from taskfoundry.naming import junit_id
 from taskfoundry.sandbox.base import ExecResult, Sandbox
 
@@ -50,6 +50,8 @@ REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker 
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
+#: languages where a mutant whose guard does not compile does not compile alone either
+TYPED_GUARDS = frozenset({"rust"})
 PROBES_DIR = f"{SCRATCH}/probes"  # the guided probes' directories, on the scratch tmpfs
 ALONE_DIR = f"{MUTANT_DIR}/alone"  # programs of mutants rebuilt alone, until their session
 EQUIVALENT = "the stripped program is the reference's"
@@ -250,17 +252,18 @@ class MutantWorker:
     def _rebuilt(self, planned: Planned, keep: str) -> tuple[MutantRecord, Entry | None]:
         """Mutant `planned` rebuilt alone, its program copied to `keep`, and the session entry
         that tests it; no entry when it needs no test (it does not build, or it is the
-        reference's program). A mutant whose guard did not compile is `build_failed` without
-        a rebuild when a rebuild is dear: most such mutants do not compile alone either."""
+        reference's program). A mutant whose guard did not compile may be `build_failed`
+        without a rebuild (`_not_rebuilt`)."""
         record = _record(planned, "rebuild")
         left_out = self.schema.left_out.get(planned.mutant.id)
         if self.unfaithful & set(planned.tests):
             left_out = "a test of it fails on the schema program with no mutant on"
         if left_out:
             record.detail = f"not in the schema: {left_out}"
-        if left_out and "does not compile" in left_out and self.rebuild_seconds > CHEAP_REBUILD:
+        skip = self._not_rebuilt(planned.mutant, left_out)
+        if skip:
             record.status, record.way = "build_failed", "schema"
-            record.detail += f"; not rebuilt alone (a rebuild takes {self.rebuild_seconds:.0f} s)"
+            record.detail += f"; not rebuilt alone ({skip})"
             return record, None
         start = time.monotonic()
         build, same = self._alone(planned.mutant)
@@ -274,6 +277,19 @@ class MutantWorker:
             return record, None
         self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep}", 60)
         return record, Entry(planned.mutant.id, keep, 0, tuple(self._node(t) for t in planned.tests))
+
+    def _not_rebuilt(self, m: Mutant, left_out: str | None) -> str | None:
+        """Why a mutant whose guard did not compile is not rebuilt alone, or None. A Rust
+        guard's arms have the expression's own type, so what it blames is ill-typed alone
+        too (rcalc: 13 of 13); a C conditional is stricter than its context (`c ? p : !p`
+        mixes a pointer and an int), so there a cheap rebuild is worth it."""
+        if not left_out or "does not compile" not in left_out:
+            return None
+        if language_of(m.file) in TYPED_GUARDS:
+            return "its guard has the mutated expression's own type"
+        if self.rebuild_seconds > CHEAP_REBUILD:
+            return f"a rebuild takes {self.rebuild_seconds:.0f} s"
+        return None
 
     def outcomes(self, m: Mutant, probes: list[Probe]) -> list[Outcome] | None:
         """What the program of mutant `m` does on each probe; None when it does not build."""
