@@ -325,6 +325,14 @@ def test_schemata_and_rebuilds_agree_on_every_mutant(mutcalc) -> None:  # type: 
     assert [(r.id, r.status) for r in rebuilt.records] == [(r.id, r.status) for r in switched.records]
     # one build: no schema mutant pays for one of its own
     assert all(r.build_seconds == 0 for r in switched.records if r.way == "schema")
+    # every test covers every line here, but a mutant ran only the tests whose runs of the
+    # watch build gave its expression another value: fewer runs, the same verdicts
+    watched = [r for r in switched.records if r.infecting is not None]
+    infecting = sum(r.infecting or 0 for r in watched)
+    assert len(watched) >= 20 and infecting < sum(r.tests_run for r in watched) / 2
+    unwatched = _analyze(mutcalc, mutcalc[2], many.model_copy(update={"infection": False}))
+    assert all(r.infecting is None for r in unwatched.records)
+    assert [(r.id, r.status) for r in unwatched.records] == [(r.id, r.status) for r in switched.records]
 
 
 @pytest.fixture(scope="module")

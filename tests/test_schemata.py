@@ -18,7 +18,7 @@ from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
 from taskfoundry.kinds.program.mutate.worker import CHEAP_REBUILD, TYPED_GUARDS, MutantWorker
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
-from taskfoundry.mutation.schemata import Diagnostic, diagnostics, match_path, schema_of
+from taskfoundry.mutation.schemata import Diagnostic, diagnostics, match_path, schema_of, watch_of
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.syntax.parse import parse
 
@@ -194,6 +194,37 @@ def test_c_schema_mutants_behave_as_rebuilt(tmp_path: Path) -> None:
     assert compared >= 25 and compared == in_schema
     assert left_out >= 1  # `{1, 2, 3}` of a static array: a run-time switch is no constant
     assert b"#line 1" in schema_of("prog.c", C_PROGRAM, []).text  # __LINE__ and assert() unchanged
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_mutant_no_run_infects_behaves_there_as_the_original(tmp_path: Path) -> None:
+    """The watch build runs as the original and names the mutants whose expression took another
+    value; every watched mutant it does not name for an input gives the original's output on
+    that input when built alone (what lets a test be skipped for it), and the infected ones
+    include the mutants that do change the output."""
+    numbered = list(enumerate(mutants_of("prog.c", C_PROGRAM), 1))
+    log = tmp_path / "infected"
+    watch = watch_of("prog.c", C_PROGRAM, numbered, str(log))
+    assert len(watch.watched) >= 20 and watch.language == "c"
+    assert _compile_c(watch.text, tmp_path / "watch")[0] and _compile_c(C_PROGRAM, tmp_path / "plain")[0]
+    alone = {}
+    for _, m in numbered:
+        if m.id in watch.watched and _compile_c(m.apply(C_PROGRAM), tmp_path / m.id)[0]:
+            alone[m.id] = tmp_path / m.id
+    skipped = changed = 0
+    for args in ARGS:
+        log.unlink(missing_ok=True)
+        assert _run([str(tmp_path / "watch"), *args]) == (plain := _run([str(tmp_path / "plain"), *args]))
+        infected = {int(n) for n in log.read_text().split()} if log.exists() else set()
+        for n, m in numbered:
+            if m.id not in alone:
+                continue
+            differs = _run([str(alone[m.id]), *args]) != plain
+            changed += differs
+            if n not in infected:
+                assert not differs, (m, args)  # sound: skipping the run loses no kill
+                skipped += 1
+    assert skipped >= 20 and changed >= 20  # it prunes, and there was something to tell apart
 
 
 @pytest.mark.skipif(shutil.which("rustc") is None, reason="needs rustc")

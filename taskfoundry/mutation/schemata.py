@@ -109,6 +109,7 @@ class Schema:
     guards: list[Guard]
     unguarded: list[Mutant]
     head_lines: int = 0  # lines before the file's own first line that compilers do not count
+    watched: set[str] = field(default_factory=set)  # mutants a watch build records (`watch_of`)
 
     @property
     def switches(self) -> dict[str, int]:
@@ -177,6 +178,26 @@ def schema_of(file: str, source: bytes, numbered: list[tuple[int, Mutant]]) -> S
         g.out_start += shift
         g.out_end += shift
     return Schema(file, lang, text, ordered, unguarded, head.count(b"\n") if lang in ("c", "cpp") else 0)
+
+
+def watch_of(file: str, source: bytes, numbered: list[tuple[int, Mutant]], path: str = "") -> Schema:
+    """`source` as the original program that records which mutants it infects (weak mutation):
+    each pure C expression a mutant changes is computed once as it is and once as each mutant
+    would have it, and a mutant whose value differs is written to INFECTED (`tf_infect`). The
+    program's own value is the original's, so it runs as the reference does; a mutant no run of
+    a test infects behaves there as the reference does (a pure expression, a deterministic
+    program), and that test need not run on it. Other languages and impure expressions
+    (calls, assignments, `++`): no watch. `path`: where it writes (default INFECTED)."""
+    schema = schema_of(file, source, numbered)
+    if schema.language != "c":
+        return Schema(file, schema.language, source, [], [])
+    root = parse(source, "c").root_node
+    tag = hashlib.sha256(file.encode()).hexdigest()[:8]
+    watcher = _Watcher(source, "c", tag, root)
+    body = watcher.render(schema.guards)
+    head = f"static void tf_inf_{tag}(int);\n#line 1\n"
+    text = head.encode() + body + _WATCH_TAIL.format(tag=tag, path=path or INFECTED).encode()
+    return Schema(file, "c", text, [], [], 1, watched=watcher.watched)
 
 
 def _line_starts(text: bytes) -> list[int]:
@@ -345,6 +366,73 @@ class _Renderer:
         start = self.out.rfind(b"\n") + 1
         line = bytes(self.out[start:])
         return line[: len(line) - len(line.lstrip())].decode()
+
+
+class _Watcher(_Renderer):
+    """The original program, each pure guarded expression computed once more per mutant of it
+    (a GNU statement expression: gcc and clang), the mutants whose value differs recorded."""
+
+    def __init__(self, source: bytes, lang: str, tag: str, root: Node) -> None:
+        super().__init__(source, lang, tag, root)
+        self.watched: set[str] = set()
+
+    def _branches(self, g: Guard, inner: list[Guard]) -> None:
+        pure = [] if g.statement else [(n, m) for n, m in g.mutants if self._pure(g, m)]
+        if not pure:
+            self._span(g.start, g.end, inner)
+            return
+        self.out += b"({ __auto_type tf_o_ = ("
+        self._span(g.start, g.end, inner)
+        self.out += b"); "
+        for n, m in pure:
+            mutated = self.src[g.start : m.start] + m.replacement.encode() + self.src[m.end : g.end]
+            text = self._one_line(mutated.decode())
+            self.out += f"if (tf_o_ != ({text})) tf_inf_{self.tag}({n}); ".encode()
+            self.watched.add(m.id)
+        self.out += b"tf_o_; })"
+
+    def _insertion(self, n: int, text: str, at: int) -> str:
+        return ""  # an inserted return changes what runs wherever it is reached: no watch
+
+    def _pure(self, g: Guard, m: Mutant) -> bool:
+        """No call, assignment, `++`/`--` or comma in the expression or the mutant's text: it
+        can be computed twice without the program noticing."""
+        node = self.root.descendant_for_byte_range(g.start, max(g.start, g.end - 1))
+        while node is not None and (node.start_byte > g.start or node.end_byte < g.end):
+            node = node.parent
+        if node is None or _IMPURE_TEXT.search(m.replacement):
+            return False
+        return not any(n.type in _IMPURE for n in _subtree(node))
+
+
+def _subtree(node: Node) -> list[Node]:
+    found, todo = [], [node]
+    while todo:
+        cur = todo.pop()
+        found.append(cur)
+        todo.extend(cur.children)
+    return found
+
+
+_IMPURE = {"call_expression", "assignment_expression", "update_expression", "comma_expression"}
+_IMPURE_TEXT = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--|\(")
+#: where a watch build writes the switch numbers of the mutants it infects, a line each
+INFECTED = "/tmp/tfm-infected"
+_WATCH_TAIL = """
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((unused)) static void tf_inf_{tag}(int id) {{
+  static unsigned char seen[1024];
+  if (id >= 0 && id < 8192) {{ if (seen[id >> 3] & (1 << (id & 7))) return; seen[id >> 3] |= 1 << (id & 7); }}
+  int fd = open("{path}", O_WRONLY | O_APPEND | O_CREAT, 0666);
+  if (fd < 0) return;
+  char line[24];
+  int len = snprintf(line, sizeof line, "%d\\n", id);
+  if (write(fd, line, len) < 0) {{ }}
+  close(fd);
+}}
+"""
 
 
 def _prelude(lang: str, tag: str, root: Node) -> tuple[bytes, bytes]:

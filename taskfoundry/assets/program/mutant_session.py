@@ -11,10 +11,12 @@ tests and the programs left goes (`session_reset`).
 
 Plan (`TF_SESSION_PLAN`, JSON): {"current": path, "marks": dir, "results": path, "deadline":
 epoch seconds, "direct": bool, "test_timeout": seconds, "entries": [{"id", "program",
-"switch", "tests": [node ids], "all": bool}]}.
+"switch", "tests": [node ids], "all": bool, "watch": path or ""}]}.
 A result: {"id", "status": killed|survived|timeout|error, "killed_by", "failed", "seconds",
-"slowest": the slowest test's seconds, "direct": tests called directly}. Tests that killed
-more mutants run first.
+"slowest": the slowest test's seconds, "direct": tests called directly, "infects": {node id:
+[switch numbers]}}. Tests that killed more mutants run first. An entry with "watch" runs a
+watch build: the switch numbers its program writes to that file during a test are the
+mutants the test infects ("infects", for each test that passed).
 """
 
 import inspect
@@ -127,15 +129,30 @@ def _order(entry):
     return sorted(entry["tests"], key=lambda nodeid: -_KILLS.get(nodeid, 0))
 
 
-def _test(plan, entry, items, direct):
+def _infected(path):
+    """The switch numbers a watch build wrote to `path` (which is then gone)."""
+    try:
+        with open(path) as handle:
+            found = sorted({int(n) for n in handle.read().split() if n.isdigit()})
+        os.unlink(path)
+        return found
+    except OSError:
+        return []
+
+
+def _test(plan, entry, items, direct, infects):
     """(status, killed_by, failed tests, slowest test's seconds, tests called directly) of one
     mutant. With "all" (the reference's check) every test runs, and one that hangs counts as
-    failed, not as the program's timeout. `direct`: node ids that may be called directly."""
+    failed, not as the program's timeout. `direct`: node ids that may be called directly.
+    With "watch", `infects` gets what each test that passed infects."""
     failed, slowest, called = [], 0.0, 0
+    watch = entry.get("watch")
     for nodeid in _order(entry):
         item = items.get(nodeid)
         if item is None:
             return "error", None, [f"{nodeid} was not collected"], slowest, called
+        if watch:
+            _infected(watch)  # nothing left from before this test
         start = time.monotonic()
         if nodeid in direct:
             called += 1
@@ -143,6 +160,8 @@ def _test(plan, entry, items, direct):
         else:
             bad, timed_out = _run(item)
         slowest = max(slowest, time.monotonic() - start)
+        if watch and not (bad or timed_out):
+            infects[nodeid] = _infected(watch)
         marks = _marks(plan)
         if (timed_out or marks) and not entry.get("all"):
             return "timeout", None, [", ".join(marks) or f"{nodeid} timed out"], slowest, called
@@ -175,9 +194,10 @@ def pytest_runtestloop(session):
             out.write(json.dumps({"started": entry["id"]}) + "\n")
             out.flush()
             _switch(plan, entry)
-            status, killed_by, failed, slowest, called = _test(plan, entry, items, direct)
+            infects: dict = {}
+            status, killed_by, failed, slowest, called = _test(plan, entry, items, direct, infects)
             row = {"id": entry["id"], "status": status, "killed_by": killed_by, "failed": failed}
-            row |= {"slowest": round(slowest, 3), "direct": called}
+            row |= {"slowest": round(slowest, 3), "direct": called, "infects": infects}
             row["seconds"] = round(time.monotonic() - start, 3)
             out.write(json.dumps(row) + "\n")
             out.flush()

@@ -132,6 +132,12 @@ class MutationConfig(BaseModel):
         description="call a test that is a plain function of tmp_path directly in the test "
         "session (false: every test through pytest's run protocol, twice the cost a test)",
     )
+    infection: bool = Field(
+        True,
+        description="C: a watch build records which mutants each test's runs infect (a pure "
+        "expression that takes another value); a test that infects none of a mutant is not run "
+        "on it, as it cannot tell it apart (false: every test that reaches its line)",
+    )
     max_seconds: float = Field(
         1800,
         gt=0,

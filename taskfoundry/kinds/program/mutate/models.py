@@ -55,6 +55,11 @@ class MutantRecord(Survivor):
     way: Literal["schema", "rebuild"] | None = Field(
         None, description="schema: switched on in the one schema build; rebuild: built alone"
     )
+    infecting: int | None = Field(
+        None,
+        description="of tests_run, those whose runs of the watch build give its expression another "
+        "value (only they ran on it); None: not watched, every test ran",
+    )
 
 
 class GuidedSummary(BaseModel):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from taskfoundry.mutation.operators import Mutant
-from taskfoundry.mutation.schemata import Diagnostic, Schema, diagnostics, match_path, schema_of
+from taskfoundry.mutation.schemata import Diagnostic, Schema, diagnostics, match_path, schema_of, watch_of
 from taskfoundry.sandbox.base import ExecResult
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,7 @@ class SchemaBuild:
 
     switches: dict[str, int] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
+    watched: set[str] = field(default_factory=set)  # in the watch build as well (`_watch`)
     rounds: int = 0
     seconds: float = 0.0
 
@@ -39,6 +40,7 @@ class Tree:
     read: Callable[[str], bytes]  # repository-relative file -> its original bytes
     write: Callable[[str, bytes], None]
     build: Callable[[], ExecResult]  # builds, and keeps the program aside when it worked
+    watch: Callable[[], ExecResult] | None = None  # builds, and keeps the watch program aside
 
 
 def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
@@ -60,6 +62,8 @@ def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
             res = tree.build()
             if res.ok:
                 out.switches = {i: n for s in schemas.values() for i, n in s.switches.items()}
+                if tree.watch is not None:
+                    out.watched = _watch(tree, originals, numbered, written)
                 return out
             # the last round: a file an error names loses all its guards, so what is left builds
             if not _blame(schemas, res.text(), numbered, out, whole_files=out.rounds == MAX_ROUNDS - 1):
@@ -72,6 +76,37 @@ def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
             if f in written:
                 tree.write(f, data)
         out.seconds = round(time.monotonic() - start, 2)
+
+
+def _watch(
+    tree: Tree,
+    originals: dict[str, bytes],
+    numbered: dict[str, list[tuple[int, Mutant]]],
+    written: dict[str, bytes],
+) -> set[str]:
+    """The watch build of the C files (`schemata.watch_of`), the other files as they were; the
+    mutants it watches. A file an error names goes back to its original and it builds again
+    once; none, if that fails too (every test then runs on every mutant)."""
+    assert tree.watch is not None
+    files = {f: watch_of(f, originals[f], numbered[f]) for f in originals if numbered[f]}
+    files = {f: w for f, w in files.items() if w.watched}
+    for _ in range(2):
+        if not files:
+            return set()
+        for f, original in originals.items():
+            text = files[f].text if f in files else original
+            if written.get(f, original) != text:
+                tree.write(f, text)
+                written[f] = text
+        res = tree.watch()
+        if res.ok:
+            return {i for w in files.values() for i in w.watched}
+        named = {match_path(d.path, list(files)) for d in diagnostics("c", res.text())}
+        log.info("watch build failed in %s: %s", sorted(filter(None, named)), res.text()[-600:])
+        files = {f: w for f, w in files.items() if f not in named}
+        if not named - {None}:
+            return set()
+    return set()
 
 
 def _render(

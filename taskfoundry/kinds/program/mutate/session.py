@@ -44,6 +44,7 @@ class Entry:
     switch: int
     tests: tuple[str, ...]
     all: bool = False  # run every test (the reference's check), not only up to a failure
+    watch: str = ""  # a watch build's file (schemata.INFECTED): what each test infects
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Verdict:
     seconds: float
     slowest: float = 0.0  # the slowest test's seconds
     direct: int = 0  # tests called as plain functions, not through pytest's run protocol
+    infects: dict[str, tuple[int, ...]] | None = None  # a watch entry's: node id -> switches
 
 
 def node_id(junit: str, files: Iterable[str]) -> str:
@@ -174,6 +176,7 @@ class TestSession:
                 row["seconds"],
                 row["slowest"],
                 row["direct"],
+                {n: tuple(ids) for n, ids in row.get("infects", {}).items()},
             )
         return found, (started if started not in found else None)
 

@@ -40,6 +40,7 @@ from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.mutation.operators import Mutant, language_of
+from taskfoundry.mutation.schemata import INFECTED
 from taskfoundry.naming import junit_id
 from taskfoundry.sandbox.base import ExecResult, Sandbox
 
@@ -47,6 +48,8 @@ GUARD_SETTINGS = f"{MUTANT_DIR}/guard.conf"
 GUARD_SOURCE = f"{MUTANT_DIR}/guard.c"
 SCHEMA = f"{MUTANT_DIR}/schema"  # the program that holds the worker's mutant schemata
 REFERENCE = f"{MUTANT_DIR}/reference"  # the reference's program, as the worker first built it
+WATCH = f"{MUTANT_DIR}/watch"  # the reference, recording which mutants a run infects
+UNINFECTED = "no test's run gives its expression another value (the watch build): it runs as the reference"
 #: a rebuild this quick is worth it to check a schema survivor for equivalence, or a mutant
 #: whose guard did not compile
 CHEAP_REBUILD = 5.0
@@ -72,6 +75,7 @@ class MutantWorker:
         self._originals: dict[str, bytes] = {}
         self._current: str | None = None  # the file that now holds a mutant
         self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
+        self.infects: dict[str, set[int]] = {}  # node id -> switches its runs infect (the watch build)
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
         """The suite, the guard, the reference rebuilt once (which must succeed), and with
@@ -149,7 +153,18 @@ class MutantWorker:
                 self._root(f"cp {PROGRAM} {SCHEMA}", 60)
             return res
 
-        tree = Tree(read=lambda f: self._original(self.plan.target(f)), write=self._write_file, build=build)
+        def watch() -> ExecResult:
+            res = self._build()
+            if res.ok:
+                self._root(f"cp {PROGRAM} {WATCH}", 60)
+            return res
+
+        tree = Tree(
+            read=lambda f: self._original(self.plan.target(f)),
+            write=self._write_file,
+            build=build,
+            watch=watch if self.config.infection else None,
+        )
         self.schema = build_schemata(tree, mutants)
         # The sources are the reference's again, newer than what the schema build left, so
         # the next build (a mutant rebuilt alone) recompiles them: no build back is needed,
@@ -167,7 +182,7 @@ class MutantWorker:
             failed, slowest = self._failed_on(Entry("reference", REFERENCE, 0, nodes, all=True))
             self._fit_timeout(slowest)
             return failed
-        on_schema, slowest = self._failed_on(Entry("schema", SCHEMA, 0, nodes, all=True))
+        on_schema, slowest = self._on_schema(nodes)
         self._fit_timeout(slowest)
         again = tuple(self._node(t) for t in sorted(on_schema))
         on_reference = (
@@ -177,13 +192,29 @@ class MutantWorker:
         self.unfaithful = on_schema - on_reference
         return on_reference
 
+    def _on_schema(self, nodes: tuple[str, ...]) -> tuple[set[str], float]:
+        """The tests that fail on the schema program with no mutant on, and the slowest one's
+        seconds. With a watch build, they run on it first (it runs as the reference does), and
+        what each infects is kept; those that fail there run on the schema program."""
+        if not self.schema.watched:
+            return self._failed_on(Entry("schema", SCHEMA, 0, nodes, all=True))
+        verdict = self._verdict(Entry("schema", WATCH, 0, nodes, all=True, watch=INFECTED))
+        self.infects |= {n: set(ids) for n, ids in (verdict.infects or {}).items()}
+        again = tuple(n for n in nodes if n in verdict.failed)
+        failed = self._failed_on(Entry("schema", SCHEMA, 0, again, all=True))[0] if again else set()
+        return failed, verdict.slowest
+
     def _failed_on(self, entry: Entry) -> tuple[set[str], float]:
         """The tests of `entry` that fail, and the slowest one's seconds."""
+        verdict = self._verdict(entry)
+        return {junit_id(n) for n in verdict.failed}, verdict.slowest
+
+    def _verdict(self, entry: Entry) -> Verdict:
         verdict = self.session([entry], deadline=None).get(entry.id)
         if verdict is None or verdict.status in ("timeout", "error"):
             detail = verdict.failed if verdict else "no result"
             raise MutationError(f"the suite does not run on the {entry.id} program: {detail}")
-        return {junit_id(n) for n in verdict.failed}, verdict.slowest
+        return verdict
 
     def _fit_timeout(self, slowest: float) -> None:
         """A mutant's program call may take `HANG_FACTOR` times the slowest test on the
@@ -200,16 +231,21 @@ class MutantWorker:
             for p in planned
             if p.mutant.id in self.schema.switches and not self.unfaithful & set(p.tests)
         }
-        entries = [
-            Entry(p.mutant.id, SCHEMA, switches[p.mutant.id], tuple(self._node(t) for t in p.tests))
-            for p in planned
-            if p.mutant.id in switches
-        ]
-        found = self.session(entries, deadline)
         records: dict[str, MutantRecord] = {}
+        entries = {}
+        for p in planned:
+            if p.mutant.id in switches:
+                entry = self._entry(p, switches[p.mutant.id])
+                if entry.tests:
+                    entries[p.mutant.id] = entry
+                else:  # no test can tell it apart: it survives them all without a run
+                    records[p.mutant.id] = _uninfected(p)
+        found = self.session(list(entries.values()), deadline)
         for p in planned:
             if p.mutant.id in found:
                 records[p.mutant.id] = self._schema_record(p, found[p.mutant.id])
+                if p.mutant.id in self.schema.watched:
+                    records[p.mutant.id].infecting = len(entries[p.mutant.id].tests)
         out_of_time = len(found) < len(entries)
         if not out_of_time:
             alone = [p for p in planned if p.mutant.id not in switches]
@@ -312,6 +348,14 @@ class MutantWorker:
         job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR)
         return run_probes(self.box, job, probes)
 
+    def _entry(self, planned: Planned, switch: int) -> Entry:
+        """A schema mutant's session entry. With a watch build, only the tests whose runs infect
+        it, and those the build has no record of (they failed on it, or came later)."""
+        nodes = tuple(self._node(t) for t in planned.tests)
+        if planned.mutant.id in self.schema.watched:
+            nodes = tuple(n for n in nodes if n not in self.infects or switch in self.infects[n])
+        return Entry(planned.mutant.id, SCHEMA, switch, nodes)
+
     def _schema_record(self, planned: Planned, verdict: Verdict) -> MutantRecord:
         record = _record(planned, "schema")
         _judge(record, verdict)
@@ -321,7 +365,8 @@ class MutantWorker:
         self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float
     ) -> None:
         """Schema survivors rebuilt alone to compare the stripped program with the reference's
-        (the check a schema loses), while a rebuild is cheap and time is left."""
+        (the check a schema loses), while a rebuild is cheap and time is left. A survivor a
+        test's run infected is not: the same program would have computed the same value."""
         if self.rebuild_seconds > CHEAP_REBUILD:
             return
         for p in planned:
@@ -329,6 +374,8 @@ class MutantWorker:
             if rec is None or rec.way != "schema" or rec.status != "survived" or time.monotonic() > deadline:
                 continue
             if p.mutant.id in self._checked:  # an earlier analysis rebuilt it: not equivalent
+                continue
+            if rec.infecting:  # a run gave its expression another value: not the same program
                 continue
             self._checked.add(p.mutant.id)
             if self._alone(p.mutant)[1]:
@@ -398,6 +445,12 @@ def _record(planned: Planned, way: str) -> MutantRecord:
     m = planned.mutant
     fields = {k: v for k, v in m.__dict__.items() if k not in ("start", "end")}
     return MutantRecord(**fields, id=m.id, status="error", tests_run=len(planned.tests), way=way)
+
+
+def _uninfected(planned: Planned) -> MutantRecord:
+    record = _record(planned, "schema")
+    record.status, record.detail, record.infecting = "survived", UNINFECTED, 0
+    return record
 
 
 def _judge(record: MutantRecord, verdict: Verdict | None) -> None:
