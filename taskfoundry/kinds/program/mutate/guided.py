@@ -41,6 +41,30 @@ VARIANT = "variant"  # a candidate probe with one number changed
 SPARE = "spare"  # a candidate probe the generate stage ran and did not keep
 
 
+@dataclass
+class Quota:
+    """Up to `per_target` probes for each target line."""
+
+    targets: set[Target]
+    per_target: int
+    found: dict[Target, int] = field(default_factory=dict)
+
+    def take(self, covered: dict[str, set[int]]) -> bool:
+        """Whether a probe that covers `covered` reaches a target still short of probes (it
+        is then counted for each such target)."""
+        hit = {(f, n) for f, lines in covered.items() for n in lines if (f, n) in self.targets}
+        wanted = [t for t in hit if self.found.get(t, 0) < self.per_target]
+        for target in wanted:
+            self.found[target] = self.found.get(target, 0) + 1
+        return bool(wanted)
+
+    def full(self) -> bool:
+        return all(self.found.get(t, 0) >= self.per_target for t in self.targets)
+
+    def unreached(self) -> set[Target]:
+        return self.targets - set(self.found)
+
+
 class TargetExplorer(Explorer):
     """The explorer, keeping up to `per_target` probes for each target line they reach."""
 
@@ -48,25 +72,16 @@ class TargetExplorer(Explorer):
         self, config: ExplorerConfig, job: RunnerJob, gold: str, targets: set[Target], per_target: int
     ) -> None:
         super().__init__(config, job, gold)
-        self.targets = targets
-        self.per_target = per_target
-        self.found: dict[Target, int] = {}
+        self.quota = Quota(targets, per_target)
 
     def _absorb(self, batch: list[Probe], outcomes: list[Outcome]) -> None:
         self.state.probes_run += len(batch)
         for probe, out in zip(batch, outcomes, strict=True):
-            if not out.writable or runtime_trace(out):
-                continue
-            hit = {(f, n) for f, lines in out.covered.items() for n in lines if (f, n) in self.targets}
-            wanted = [t for t in hit if self.found.get(t, 0) < self.per_target]
-            if not wanted:
-                continue
-            for target in wanted:
-                self.found[target] = self.found.get(target, 0) + 1
-            self.state.kept.append(Kept(probe, out, "guided", out.covered))
+            if out.writable and not runtime_trace(out) and self.quota.take(out.covered):
+                self.state.kept.append(Kept(probe, out, "guided", out.covered))
 
     def _budget_spent(self, start: float) -> bool:
-        if all(self.found.get(t, 0) >= self.per_target for t in self.targets):
+        if self.quota.full():
             self.state.exhausted = "targets"
             return True
         return super()._budget_spent(start)
@@ -106,17 +121,9 @@ def candidate_probes(
 def from_spare(spare: list[Kept], targets: set[Target], per_target: int) -> tuple[list[Kept], set[Target]]:
     """Up to `per_target` of the generate stage's spare probes for each target line, in the
     order they ran, and the targets none of them reaches."""
-    found: dict[Target, int] = {}
-    chosen: list[Kept] = []
-    for kept in spare:
-        hit = {(f, n) for f, lines in kept.covered.items() for n in lines if (f, n) in targets}
-        wanted = [t for t in hit if found.get(t, 0) < per_target]
-        if not wanted:
-            continue
-        for target in wanted:
-            found[target] = found.get(target, 0) + 1
-        chosen.append(Kept(kept.probe, kept.outcome, SPARE, kept.covered))
-    return chosen, targets - set(found)
+    quota = Quota(targets, per_target)
+    chosen = [Kept(k.probe, k.outcome, SPARE, k.covered) for k in spare if quota.take(k.covered)]
+    return chosen, quota.unreached()
 
 
 def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:
