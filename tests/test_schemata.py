@@ -53,11 +53,19 @@ fn score(v: i64) -> i64 {
 mod inner {
     pub fn twice(v: i64) -> i64 { v + v }
 }
+fn bucket(v: i64) -> i64 {
+    match v {
+        0 => 100,
+        n if n < 5 && n != 2 => n + 1,
+        _ => 7,
+    }
+}
 fn main() {
     let mut total: i64 = 0;
     for a in env::args().skip(1) {
         let v: i64 = a.parse().unwrap_or(0);
         if v > 10 && !(v == 12) { total += inner::twice(v); } else { total -= score(v); }
+        total += bucket(v);
     }
     println!("{}", total);
 }

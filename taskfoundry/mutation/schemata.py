@@ -240,19 +240,28 @@ def _guarded_span(node: Node | None, source: bytes, m: Mutant, lang: str) -> tup
 
 def _constant_context(node: Node, lang: str) -> bool:
     """Inside a constant (Rust's const and static items, array lengths, patterns; C's case
-    labels and enumerators), or in C an initializer of a file-scope or `static` variable."""
+    labels and enumerators), or in C an initializer of a file-scope or `static` variable.
+    A Rust match arm's guard (`n if n < 5 =>`) is run-time code, though its node is in the
+    pattern's."""
     cur: Node | None = node
     while cur is not None:
         if cur.type == "case_statement":  # its label, not the statements under it
             label = cur.child_by_field_name("value")
             if label is not None and label.start_byte <= node.start_byte < label.end_byte:
                 return True
+        elif cur.type == "match_pattern" and _in_field(cur, "condition", node):
+            pass
         elif cur.type in _CONSTANT_CONTEXT[lang]:
             return True
         if lang in ("c", "cpp") and cur.type == "declaration" and _static_storage(cur):
             return True
         cur = cur.parent
     return False
+
+
+def _in_field(parent: Node, name: str, node: Node) -> bool:
+    child = parent.child_by_field_name(name)
+    return child is not None and child.start_byte <= node.start_byte and node.end_byte <= child.end_byte
 
 
 def _static_storage(decl: Node) -> bool:

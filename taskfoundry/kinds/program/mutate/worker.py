@@ -67,7 +67,7 @@ class MutantWorker:
         self.tests = TestSession(box, config, harness)
         self.files: set[str] = set()
         self.reference_sha: str | None = None
-        self.rebuild_seconds = 0.0
+        self.rebuild_seconds = 0.0  # the cost of a rebuild: the last mutant's alone, else set-up's
         self.schema = SchemaBuild()
         self.guard = "python"  # which guard stands in for the program: "c" or "python"
         self.timeout = config.program_timeout  # a mutant's program call: a hang past it
@@ -75,6 +75,7 @@ class MutantWorker:
         self._originals: dict[str, bytes] = {}
         self._current: str | None = None  # the file that now holds a mutant
         self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
+        self._alone_built = False  # rebuild_seconds is a mutant's rebuild, not set-up's
         self.infects: dict[str, set[int]] = {}  # node id -> switches its runs infect (the watch build)
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
@@ -365,11 +366,13 @@ class MutantWorker:
         self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float
     ) -> None:
         """Schema survivors rebuilt alone to compare the stripped program with the reference's
-        (the check a schema loses), while a rebuild is cheap and time is left. A survivor a
-        test's run infected is not: the same program would have computed the same value."""
-        if self.rebuild_seconds > CHEAP_REBUILD:
-            return
+        (the check a schema loses), while a rebuild is cheap and time is left: the first one
+        is tried, as set-up's builds (a Rust crate's first incremental build compiles it all)
+        say little of a mutant's. A survivor a test's run infected is not: the same program
+        would have computed the same value."""
         for p in planned:
+            if self.rebuild_seconds > CHEAP_REBUILD and self._alone_built:
+                break
             rec = records.get(p.mutant.id)
             if rec is None or rec.way != "schema" or rec.status != "survived" or time.monotonic() > deadline:
                 continue
@@ -385,7 +388,9 @@ class MutantWorker:
     def _alone(self, m: Mutant) -> tuple[ExecResult, bool]:
         """Mutant `m` built alone, and whether its stripped program is the reference's."""
         self._swap_in(m)
+        start = time.monotonic()
         build = self._build()
+        self.rebuild_seconds, self._alone_built = time.monotonic() - start, True
         return build, build.ok and parse_sha(build.text()) == self.reference_sha
 
     def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
