@@ -54,11 +54,8 @@ def build_schemata(tree: Tree, mutants: list[Mutant]) -> SchemaBuild:
     try:
         for out.rounds in range(1, MAX_ROUNDS + 1):
             schemas = _render(originals, numbered, out)
-            for f, original in originals.items():  # a file that has lost all its guards: itself
-                text = schemas[f].text if f in schemas else original
-                if written.get(f, original) != text:
-                    tree.write(f, text)
-                    written[f] = text
+            # a file that has lost all its guards: itself
+            _write_changed(tree, originals, {f: s.text for f, s in schemas.items()}, written)
             res = tree.build()
             if res.ok:
                 out.switches = {i: n for s in schemas.values() for i, n in s.switches.items()}
@@ -93,11 +90,7 @@ def _watch(
     for _ in range(2):
         if not files:
             return set()
-        for f, original in originals.items():
-            text = files[f].text if f in files else original
-            if written.get(f, original) != text:
-                tree.write(f, text)
-                written[f] = text
+        _write_changed(tree, originals, {f: w.text for f, w in files.items()}, written)
         res = tree.watch()
         if res.ok:
             return {i for w in files.values() for i in w.watched}
@@ -107,6 +100,19 @@ def _watch(
         if not named - {None}:
             return set()
     return set()
+
+
+def _write_changed(
+    tree: Tree, originals: dict[str, bytes], texts: dict[str, bytes], written: dict[str, bytes]
+) -> None:
+    """Each file as `texts` has it (a file not there: its original), written only where it
+    differs from what the tree holds (`written`: what was written so far), so the build
+    recompiles only those."""
+    for f, original in originals.items():
+        text = texts.get(f, original)
+        if written.get(f, original) != text:
+            tree.write(f, text)
+            written[f] = text
 
 
 def _render(
