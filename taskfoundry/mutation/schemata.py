@@ -217,10 +217,16 @@ def _span(root: Node, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bo
     return span
 
 
+def _spanning(node: Node | None, start: int, end: int) -> Node | None:
+    """`node` or its nearest ancestor that spans bytes `start`..`end`."""
+    while node is not None and not (node.start_byte <= start and end <= node.end_byte):
+        node = node.parent
+    return node
+
+
 def _guarded_span(node: Node | None, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool] | None:
     want_statement = m.operator == "statement" or lang == "go"
-    while node is not None and not (node.start_byte <= m.start and m.end <= node.end_byte):
-        node = node.parent
+    node = _spanning(node, m.start, m.end)
     while node is not None:
         parent = node.parent
         if parent is None:
@@ -406,9 +412,9 @@ class _Watcher(_Renderer):
     def _pure(self, g: Guard, m: Mutant) -> bool:
         """No call, assignment, `++`/`--` or comma in the expression or the mutant's text: it
         can be computed twice without the program noticing."""
-        node = self.root.descendant_for_byte_range(g.start, max(g.start, g.end - 1))
-        while node is not None and (node.start_byte > g.start or node.end_byte < g.end):
-            node = node.parent
+        node = _spanning(
+            self.root.descendant_for_byte_range(g.start, max(g.start, g.end - 1)), g.start, g.end
+        )
         if node is None or _IMPURE_TEXT.search(m.replacement):
             return False
         return not any(n.type in _IMPURE for n in _subtree(node))
