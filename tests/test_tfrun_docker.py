@@ -59,3 +59,58 @@ def test_links_the_program_leaves_are_not_followed_by_the_grader(
         assert seen["out.txt"] is None and seen["pipe"] is False
     else:
         assert seen["out.txt"] == "HIDDEN-TEST-TEXT\n" and seen["pipe"] is True
+
+
+# what the program runs as, and what it leaves running, both ways tfrun drops the uid: through
+# setpriv (a vfork from pytest) and through Python's own user= (a fork of all of pytest)
+CREDS = r"""#!/bin/sh
+grep -E '^(Uid|Gid|Groups|CapPrm|CapEff|CapAmb):' /proc/self/status
+python3 -c 'import os; os.setresuid(0, 0, 0); print("ROOT AGAIN")' 2>/dev/null
+python3 -c 'import os; os.setgroups([0]); print("GROUP ROOT")' 2>/dev/null
+( setsid sleep 300 >/dev/null 2>&1 & )
+"""
+WAYS = r"""
+import json, os, sys
+sys.path.insert(0, "/tmp/t/eval/tests")
+way = sys.argv[1]
+if way != "no uid":
+    os.environ["TF_PROGRAM_UID"] = "2000"
+import tfrun
+setpriv = tfrun.SETPRIV
+if way == "fork":
+    tfrun.SETPRIV = None
+if way == "no reap":
+    tfrun.reap = lambda uid, rounds=50: None
+work = f"/tmp/t/{way.replace(' ', '-')}"
+os.makedirs(work)
+res = tfrun.run([], cwd=work)
+print(json.dumps({"out": res.stdout, "alive": tfrun._alive(2000), "setpriv": setpriv}))
+"""
+DROPPED = (
+    "Uid:\t2000\t2000\t2000\t2000\nGid:\t2000\t2000\t2000\t2000\nGroups:\t \n"
+    "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapAmb:\t0000000000000000\n"
+)
+
+
+@pytest.mark.parametrize("way", ["setpriv", "fork", "no reap", "no uid"])
+def test_the_program_runs_as_its_uid_alone_and_leaves_nothing_running(
+    base_image: str, docker_client, way: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Every uid (real, effective, saved) and gid the program's, no group, no capability, no
+    way back to root; a daemon it starts is gone when the call returns. `no reap` and `no uid`
+    are the defences off: the daemon outlives the call; the program is root."""
+    tfrun = asset("grading/tfrun.py")
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        assert box.exec("mkdir -p /tmp/t/eval/tests", timeout=30, user="0:0").ok
+        box.put_file(tfrun, "/tmp/t/eval/tests/tfrun.py", mode=0o644)
+        box.put_file(CREDS.encode(), "/tmp/t/executable", mode=0o755)
+        box.put_file(WAYS.encode(), "/tmp/ways.py", mode=0o644)
+        res = box.exec(["python3", "/tmp/ways.py", way], timeout=60, user="0:0")
+    assert res.ok, res.text()
+    seen = json.loads(res.stdout)
+    assert seen["setpriv"] == "/usr/bin/setpriv"  # the base image has it: the fast way is tried
+    if way == "no uid":
+        assert seen["out"].startswith("Uid:\t0\t0\t0\t0") and "ROOT AGAIN" in seen["out"]
+        return
+    assert seen["out"] == DROPPED, seen["out"]
+    assert seen["alive"] is (way == "no reap")

@@ -11,11 +11,16 @@ uid owns only while the call lasts. That uid cannot read `eval/` (tests, this
 helper, the report), cannot signal or trace pytest, and every process it started
 is killed before the call returns. Without `TF_PROGRAM_UID`, or when pytest does
 not run as root (another evaluator), the program runs as pytest's own user.
+
+The uid is dropped by util-linux's `setpriv` where the image has it: a process started as
+root is vforked, while one Python starts as another uid is forked whole, and forking a
+pytest of 70 MB costs 10 ms or more, twice a call (the program, then the reaper).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import time
@@ -24,6 +29,8 @@ from pathlib import Path
 
 WORKSPACE = Path(__file__).resolve().parents[2]
 TIMEOUT = float(os.environ.get("TF_TIMEOUT", "10"))
+SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin")
+KILL_ALL = ["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"]
 
 
 @dataclass(frozen=True)
@@ -73,20 +80,19 @@ def run(args, stdin="", files=None, cwd=None):
     argv0 = os.environ.get("TF_ARGV0") or executable()
     data = stdin.encode() if isinstance(stdin, str) else stdin  # bytes: binary input
     uid = program_uid()
-    drop = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+    argv, how = _as_uid(uid, [argv0, *args], executable())
     if uid is not None:
         _lend(cwd, uid)
     try:
         proc = subprocess.run(
-            [argv0, *args],
-            executable=executable(),
+            argv,
             input=data,
             capture_output=True,
             cwd=cwd,
             env=env,
             timeout=TIMEOUT,
             start_new_session=True,
-            **drop,
+            **how,
         )
     finally:
         if uid is not None:
@@ -95,6 +101,18 @@ def run(args, stdin="", files=None, cwd=None):
     return Result(
         proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
     )
+
+
+def _as_uid(uid, argv, program):
+    """(argv, keyword arguments) for subprocess to run `program` as `argv` as `uid`, with no
+    supplementary group (None: as pytest's own user). Through setpriv when argv[0] is the
+    program's path (what it execs it as): every uid, real, effective and saved, is `uid`, and
+    the program's exec leaves it no capability."""
+    if uid is None:
+        return argv, {"executable": program}
+    if SETPRIV and argv[0] == program:
+        return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *argv], {}
+    return argv, {"executable": program, "user": uid, "group": uid, "extra_groups": []}
 
 
 def _lend(cwd, uid):
@@ -143,12 +161,11 @@ def _chown_tree(top, uid):
 def reap(uid, rounds=50):
     """Kill every process of `uid`. kill(-1) from a process of that uid reaches exactly its
     own processes (and is atomic against fork), so a fork bomb is gone in one round."""
+    argv, drop = _as_uid(uid, KILL_ALL, KILL_ALL[0])
     for _ in range(rounds):
         subprocess.run(
-            ["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"],
-            user=uid,
-            group=uid,
-            extra_groups=[],
+            argv,
+            **drop,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
