@@ -462,6 +462,17 @@ def test_guided_probes_switch_the_schema_instead_of_rebuilding(schema_worker: Mu
     assert out.stdout == "5\n"
     rebuilt = schema_worker.box.exec([PROGRAM, "add", "7", "2"], timeout=30)
     assert rebuilt.stdout == b"9\n"  # nothing was rebuilt for it
+    # many mutants' probes in one run, each probe with its own mutant's switch; the mutant the
+    # schema does not hold is built alone, and does not build
+    probe = Probe(("add", "7", "2"))
+    many = schema_worker.outcomes_many([(_minus(), [probe]), (_hang(), [probe]), (_broken(), [probe])])
+    assert [[o.stdout for o in outs] if outs else None for outs in many] == [["5\n"], ["9\n"], None]
+    # the watch build: `add` gives `a + b` another value under `a - b`, `count 0` does not
+    # reach it, and `wait 1` gives `n--` no other value under `;` (a statement: unwatched)
+    minus, hang = schema_worker.switch(_minus()), schema_worker.switch(_hang())
+    assert minus is not None and hang is None
+    probes = [probe, Probe(("count", "0")), Probe(("add", "0", "0"))]
+    assert schema_worker.infections(probes) == [{minus}, set(), set()]
 
 
 # the agent generator's guided step: the survivors go back to the agent (a real OpenAI SDK

@@ -80,6 +80,7 @@ def run_probe(job, probe, workdir, covdir):
     before = snapshot(workdir, job["output_cap"])
     env = probe_env(workdir)
     env.update(job.get("env") or {})
+    env.update(probe.get("env") or {})  # this probe's own: a mutant's switch, in a batch of many
     if covdir:
         os.makedirs(covdir, exist_ok=True)
         env.update(coverage_env(job.get("coverage"), covdir))
@@ -328,6 +329,24 @@ def read_coverage_main():
     )
 
 
+def fresh(watch):
+    """The watch build's file, empty and the runner's (the program appends to it); False when
+    it cannot be made so (another user's file): the run then records nothing."""
+    try:
+        if os.path.lexists(watch):
+            os.unlink(watch)
+        with open(watch, "w"):
+            return True
+    except OSError:
+        return False
+
+
+def infected(watch):
+    """The switch numbers the watch build wrote to `watch` during the last probe."""
+    with open(watch) as handle:
+        return sorted({int(n) for n in handle.read().split() if n.isdigit()})
+
+
 def main():
     if sys.argv[1:] == ["--read-coverage"]:
         read_coverage_main()
@@ -337,9 +356,13 @@ def main():
     base = tempfile.mkdtemp(prefix="probes-")
     results = []
     reader = READERS.get(job.get("coverage", ""))
+    watch = job.get("watch") or None
     for probe in job["probes"]:
         covdir = os.path.join(base, "cov", probe["id"]) if reader else None
+        watch = watch if watch and fresh(watch) else None
         result = run_probe(job, probe, os.path.join(base, "w", probe["id"]), covdir)
+        if watch:
+            result["infects"] = infected(watch)
         if reader:
             covered, total = reader(job, covdir)
             result["covered"] = {k: sorted(v) for k, v in covered.items()}

@@ -219,7 +219,7 @@ class Referee:
     def stable(self, found: list[Kept]) -> list[Kept]:
         """`found` without the variants whose second run on the reference differs from the first."""
         fresh = {k.probe.key: k.probe for k in found if k.feature == VARIANT}
-        probes = [p for key, p in fresh.items() if key not in self.confirmed]
+        probes = [p for key, p in fresh.items() if key not in self.confirmed and self.known.get(key)]
         for probe, out in zip(probes, self.worker.reference(probes) if probes else [], strict=True):
             first = self.known.get(probe.key)
             if first is not None and out.writable and out.signature == first.signature:
@@ -241,30 +241,69 @@ def variants_of(parents: list[Kept], limit: int) -> list[Probe]:
     return list(taken.values())
 
 
+#: mutants whose probes run in one exec of the probe runner: the deadline is looked at between
+GROUP = 16
+
+
 def killers(
     worker: MutantWorker, mutants: list[Mutant], candidates: list[Kept], deadline: float, pool_size: int
 ) -> Iterator[tuple[str, Kept]]:
     """(mutant id, a probe whose outcome on it differs from the reference's): the candidates
-    that reach its line, then their neighbours, `pool_size` probes a mutant at most."""
+    that reach its line, then their neighbours, `pool_size` probes a mutant at most, less
+    those the watch build says leave it uninfected (`_infecting`). A group of mutants at a
+    time, each step one run of the probe runner for the whole group."""
     referee = Referee(worker)
-    for mutant in mutants:
+    mine = {m: _reaching(m, candidates)[:pool_size] for m in mutants}
+    mine = {m: kept for m, kept in mine.items() if kept}
+    wanted = {m: variants_of(kept, pool_size - len(kept)) for m, kept in mine.items()}
+    referee.variants([v for vs in wanted.values() for v in vs])  # one run; then all known
+    pools = {
+        m: list({k.probe.key: k for k in [*kept, *referee.variants(wanted[m])]}.values())
+        for m, kept in mine.items()
+    }
+    ordered = [(m, pool) for m, pool in _infecting(worker, pools).items() if pool]
+    for at in range(0, len(ordered), GROUP):
         if time.monotonic() > deadline:
             return
-        mine = [k for k in candidates if mutant.line in k.covered.get(mutant.file, ())][:pool_size]
-        if not mine:
-            continue
-        variants = referee.variants(variants_of(mine, pool_size - len(mine)))
-        pool = list({k.probe.key: k for k in [*mine, *variants]}.values())
-        outcomes = worker.outcomes(mutant, [k.probe for k in pool]) or []
-        telling = [
-            kept
-            for kept, out in zip(pool, outcomes, strict=False)
-            if not out.timed_out and not out.truncated and out.signature != kept.outcome.signature
-        ]
-        for kept in referee.stable(telling)[:1]:
-            if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
-                kept = Kept(kept.probe, kept.outcome, VARIANT, {mutant.file: {mutant.line}})
-            yield mutant.id, kept
+        group = ordered[at : at + GROUP]
+        ran = worker.outcomes_many([(m, [k.probe for k in pool]) for m, pool in group])
+        telling = {m: _telling(pool, outs or []) for (m, pool), outs in zip(group, ran, strict=True)}
+        referee.stable([k for ks in telling.values() for k in ks])  # one run; then all judged
+        for m, found in telling.items():
+            for kept in referee.stable(found)[:1]:
+                if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
+                    kept = Kept(kept.probe, kept.outcome, VARIANT, {m.file: {m.line}})
+                yield m.id, kept
+
+
+def _infecting(worker: MutantWorker, pools: dict[Mutant, list[Kept]]) -> dict[Mutant, list[Kept]]:
+    """Each watched mutant's pool less the probes whose run of the watch build never gives its
+    expression another value: on them its program runs as the reference's, so they cannot
+    tell it apart. One run of the watch build for every probe of the watched pools."""
+    watched = {m: n for m in pools if (n := worker.switch(m)) is not None}
+    probes = list({k.probe.key: k.probe for m in watched for k in pools[m]}.values())
+    infects = worker.infections(probes) if probes else None
+    if infects is None:
+        return pools
+    by_key = {p.key: found for p, found in zip(probes, infects, strict=True)}
+    return {
+        m: [k for k in pool if m not in watched or watched[m] in by_key[k.probe.key]]
+        for m, pool in pools.items()
+    }
+
+
+def _reaching(mutant: Mutant, candidates: list[Kept]) -> list[Kept]:
+    return [k for k in candidates if mutant.line in k.covered.get(mutant.file, ())]
+
+
+def _telling(pool: list[Kept], outcomes: list[Outcome]) -> list[Kept]:
+    """The probes of `pool` whose outcome differs from the reference's (a hang or a flood tells
+    nothing a test could hold)."""
+    return [
+        kept
+        for kept, out in zip(pool, outcomes, strict=False)
+        if not out.timed_out and not out.truncated and out.signature != kept.outcome.signature
+    ]
 
 
 def search(

@@ -55,6 +55,9 @@ class MutantRecord(Survivor):
     way: Literal["schema", "rebuild"] | None = Field(
         None, description="schema: switched on in the one schema build; rebuild: built alone"
     )
+    checked: bool = Field(
+        False, description="a schema survivor rebuilt alone for the equivalence check: not equivalent"
+    )
     infecting: int | None = Field(
         None,
         description="of tests_run, those whose runs of the watch build give its expression another "
@@ -109,6 +112,9 @@ class MutationReport(BaseModel):
     unreliable_tests: list[str] = Field(
         default_factory=list, description="kept tests that failed on the rebuilt reference here: not used"
     )
+    equivalence_checked: int = Field(
+        0, description="survivors of the schema build rebuilt alone for the equivalence check"
+    )
     exhausted: str | None = Field(None, description="'time' when the budget ended the analysis early")
     skipped: str | None = Field(None, description="why no analysis ran (disabled, no tests, no language)")
     guided: GuidedSummary | None = Field(
@@ -137,5 +143,8 @@ class MutationReport(BaseModel):
             operators=dict(sorted(operators.items())),
             survivors=survivors,
             records=records,
+            equivalence_checked=sum(
+                r.checked or (r.way == "schema" and r.status == "equivalent") for r in records
+            ),
             **fields,  # type: ignore[arg-type]
         )

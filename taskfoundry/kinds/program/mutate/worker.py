@@ -13,6 +13,7 @@ Builds run as root in /src. The test session itself is `session.TestSession`.
 
 from __future__ import annotations
 
+import logging
 import shlex
 import time
 from collections.abc import Sequence
@@ -44,6 +45,7 @@ from taskfoundry.mutation.schemata import INFECTED
 from taskfoundry.naming import junit_id
 from taskfoundry.sandbox.base import ExecResult, Sandbox
 
+log = logging.getLogger(__name__)
 GUARD_SETTINGS = f"{MUTANT_DIR}/guard.conf"
 GUARD_SOURCE = f"{MUTANT_DIR}/guard.c"
 SCHEMA = f"{MUTANT_DIR}/schema"  # the program that holds the worker's mutant schemata
@@ -67,7 +69,7 @@ class MutantWorker:
         self.tests = TestSession(box, config, harness)
         self.files: set[str] = set()
         self.reference_sha: str | None = None
-        self.rebuild_seconds = 0.0  # the cost of a rebuild: the last mutant's alone, else set-up's
+        self.rebuild_seconds = 0.0  # a rebuild's cost: the last one alone, else the schema's (0: none yet)
         self.schema = SchemaBuild()
         self.guard = "python"  # which guard stands in for the program: "c" or "python"
         self.timeout = config.program_timeout  # a mutant's program call: a hang past it
@@ -75,12 +77,16 @@ class MutantWorker:
         self._originals: dict[str, bytes] = {}
         self._current: str | None = None  # the file that now holds a mutant
         self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
-        self._alone_built = False  # rebuild_seconds is a mutant's rebuild, not set-up's
+        self._checking = 0.0  # seconds the equivalence check has spent, over the whole stage
+        self._alone_built = False  # rebuild_seconds is a rebuild of one file, not the schema's
         self.infects: dict[str, set[int]] = {}  # node id -> switches its runs infect (the watch build)
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
-        """The suite, the guard, the reference rebuilt once (which must succeed), and with
-        schemata on, `mutants` built into one program."""
+        """The suite, the guard, and with schemata on, `mutants` built into one program, the
+        image's program standing for the reference; without, the reference rebuilt (which must
+        succeed). A Rust crate's first build in a fresh container compiles all of it, and the
+        schema build does that anyway: the reference is rebuilt only when a mutant built alone
+        needs its hash (`_reference_sha`)."""
         self.tests.install()
         self._put_suite(suite)
         self._install_guard()
@@ -88,15 +94,25 @@ class MutantWorker:
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
         self._probe_dir()
-        start = time.monotonic()
-        res = self._build()
-        self.rebuild_seconds = time.monotonic() - start
-        self.reference_sha = parse_sha(res.text())
-        if not res.ok or self.reference_sha is None:
-            raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
-        self._root(f"cp {PROGRAM} {REFERENCE}", 60)  # PROGRAM is whichever mutant was built last
         if self.config.schemata and mutants:
+            self._root(f"mkdir -p {MUTANT_DIR} && cp {shlex.quote(self.plan.executable)} {REFERENCE}", 60)
             self._build_schema(list(mutants))
+        else:
+            self._reference_sha()
+            self._root(f"cp {PROGRAM} {REFERENCE}", 60)  # PROGRAM is whichever mutant was built last
+
+    def _reference_sha(self) -> str:
+        """The hash of the reference's stripped program as a rebuild here makes it, what a
+        mutant built alone is compared with; rebuilt on first use, which must succeed."""
+        if self.reference_sha is None:
+            self._restore()
+            start = time.monotonic()
+            res = self._build()
+            self.rebuild_seconds, self._alone_built = time.monotonic() - start, True
+            self.reference_sha = parse_sha(res.text())
+            if not res.ok or self.reference_sha is None:
+                raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
+        return self.reference_sha
 
     def _probe_dir(self) -> None:
         """The guided probes' directories (PROBES_DIR): only the probe runner's user, the
@@ -150,7 +166,8 @@ class MutantWorker:
                 # the reference's build in a fresh container may rebuild everything (a Rust
                 # crate: 5-8 s); this one rebuilds the files with guards, more than a mutant
                 # rebuilt alone does: the cost CHEAP_REBUILD is held against
-                self.rebuild_seconds = min(self.rebuild_seconds, time.monotonic() - start)
+                took = time.monotonic() - start
+                self.rebuild_seconds = min(self.rebuild_seconds or took, took)
                 self._root(f"cp {PROGRAM} {SCHEMA}", 60)
             return res
 
@@ -344,6 +361,33 @@ class MutantWorker:
             self.box, RunnerJob(executable=PROGRAM, timeout=timeout, workroot=PROBES_DIR), probes
         )
 
+    def outcomes_many(self, asked: list[tuple[Mutant, list[Probe]]]) -> list[list[Outcome] | None]:
+        """`outcomes` of many mutants: those the schema holds in one run of the probe runner,
+        each probe with its mutant's switch (a run each cost a third of a second), the rest one
+        by one."""
+        held = [(m, probes) for m, probes in asked if m.id in self.schema.switches]
+        flat = [(p, {"TF_MUTANT": str(self.schema.switches[m.id])}) for m, probes in held for p in probes]
+        job = RunnerJob(executable=SCHEMA, timeout=self.config.program_timeout, workroot=PROBES_DIR)
+        ran = iter(run_probes(self.box, job, [p for p, _ in flat], [env for _, env in flat]))
+        found = {m.id: [next(ran) for _ in probes] for m, probes in held}
+        return [found[m.id] if m.id in found else self.outcomes(m, probes) for m, probes in asked]
+
+    def infections(self, probes: list[Probe]) -> list[set[int]] | None:
+        """The switches of the watched mutants each probe infects, from one run of the watch
+        build (a pure expression given another value); None without a watch build, or when a
+        run could not record it."""
+        if not self.schema.watched:
+            return None
+        job = RunnerJob(
+            executable=WATCH, timeout=self.config.program_timeout, workroot=PROBES_DIR, watch=INFECTED
+        )
+        found = [out.infects for out in run_probes(self.box, job, probes)]
+        return None if any(f is None for f in found) else [f for f in found if f is not None]
+
+    def switch(self, m: Mutant) -> int | None:
+        """Mutant `m`'s switch when the watch build watches it, else None."""
+        return self.schema.switches.get(m.id) if m.id in self.schema.watched else None
+
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
         job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR)
@@ -365,33 +409,51 @@ class MutantWorker:
     def _check_equivalence(
         self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float
     ) -> None:
-        """Schema survivors rebuilt alone to compare the stripped program with the reference's
-        (the check a schema loses), while a rebuild is cheap and time is left: the first one
-        is tried, as set-up's builds (a Rust crate's first incremental build compiles it all)
-        say little of a mutant's. A survivor a test's run infected is not: the same program
-        would have computed the same value."""
+        """Schema survivors rebuilt alone, in plan order, to compare the stripped program with
+        the reference's (the check a schema loses), while a rebuild is cheap, the check's
+        rebuilds have taken under `equivalence_seconds` (over the stage's analyses) and time
+        is left. The reference's own rebuild measures the cost (the schema build, the first of
+        a Rust crate in a fresh container, says little of it). A survivor a test's run
+        infected is not checked: the same program would have computed the same value."""
+        stop = False
         for p in planned:
-            if self.rebuild_seconds > CHEAP_REBUILD and self._alone_built:
-                break
             rec = records.get(p.mutant.id)
-            if rec is None or rec.way != "schema" or rec.status != "survived" or time.monotonic() > deadline:
-                continue
+            if rec is None or rec.way != "schema" or rec.status != "survived" or rec.infecting:
+                continue  # infected: a run gave its expression another value, not the same program
             if p.mutant.id in self._checked:  # an earlier analysis rebuilt it: not equivalent
+                rec.checked = True
                 continue
-            if rec.infecting:  # a run gave its expression another value: not the same program
+            stop = stop or self._checking >= self.config.equivalence_seconds or time.monotonic() > deadline
+            if stop or not self._cheap():
+                stop = True
                 continue
             self._checked.add(p.mutant.id)
+            start = time.monotonic()
             if self._alone(p.mutant)[1]:
                 rec.status, rec.detail = "equivalent", EQUIVALENT
+            else:
+                rec.checked = True
+            self._checking += time.monotonic() - start
         self._restore()
+
+    def _cheap(self) -> bool:
+        """Whether a rebuild alone is cheap enough for the equivalence check (the reference's
+        own rebuild, made on first use, measures it); False when the reference does not rebuild."""
+        try:
+            self._reference_sha()
+        except MutationError as exc:
+            log.warning("no equivalence check: %s", exc)
+            return False
+        return not (self._alone_built and self.rebuild_seconds > CHEAP_REBUILD)
 
     def _alone(self, m: Mutant) -> tuple[ExecResult, bool]:
         """Mutant `m` built alone, and whether its stripped program is the reference's."""
+        reference = self._reference_sha()
         self._swap_in(m)
         start = time.monotonic()
         build = self._build()
         self.rebuild_seconds, self._alone_built = time.monotonic() - start, True
-        return build, build.ok and parse_sha(build.text()) == self.reference_sha
+        return build, build.ok and parse_sha(build.text()) == reference
 
     def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
         """Each entry's verdict, from one pytest session (`TestSession.run`)."""

@@ -55,6 +55,7 @@ class Outcome:
     files: dict[str, str | None]
     covered: dict[str, set[int]] = field(default_factory=dict)
     total: dict[str, set[int]] = field(default_factory=dict)
+    infects: set[int] | None = None  # a watch build's run: the mutants it infects (switch numbers)
 
     @property
     def signature(self) -> tuple[Any, ...]:
@@ -80,6 +81,7 @@ class RunnerJob:
     output_cap: int = 256 * 1024
     env: dict[str, str] = field(default_factory=dict)  # more variables for the program (a mutant's switch)
     workroot: str = "/tmp"  # where the runner makes each probe's directory and output files
+    watch: str = ""  # a watch build's file (schemata.INFECTED): each outcome's `infects` from it
 
 
 def install_runner(sandbox: Sandbox) -> None:
@@ -87,11 +89,17 @@ def install_runner(sandbox: Sandbox) -> None:
     sandbox.put_file(code, RUNNER_PATH, mode=0o755)
 
 
-def run_probes(sandbox: Sandbox, job: RunnerJob, probes: list[Probe]) -> list[Outcome]:
-    """Run `probes` in one sandbox exec; returns outcomes in the same order."""
+def run_probes(
+    sandbox: Sandbox, job: RunnerJob, probes: list[Probe], envs: list[dict[str, str]] | None = None
+) -> list[Outcome]:
+    """Run `probes` in one sandbox exec; returns outcomes in the same order. `envs`: each
+    probe's own variables besides the job's (a mutant's switch)."""
     if not probes:
         return []
-    payload = {**job.__dict__, "probes": [p.to_job(f"p{i}") for i, p in enumerate(probes)]}
+    jobs = [p.to_job(f"p{i}") for i, p in enumerate(probes)]
+    for one, env in zip(jobs, envs or [], strict=False):
+        one["env"] = env
+    payload = {**job.__dict__, "probes": jobs}
     budget = (job.timeout + 5) * len(probes) + 60
     res = sandbox.exec(
         ["python3", RUNNER_PATH], timeout=budget, stdin=json.dumps(payload).encode(), workdir="/tmp"
@@ -115,4 +123,5 @@ def _outcome(raw: dict[str, Any]) -> Outcome:
         files={k: _text(v) for k, v in raw["files"].items()},
         covered={k: set(v) for k, v in raw.get("covered", {}).items()},
         total={k: set(v) for k, v in raw.get("total", {}).items()},
+        infects=set(raw["infects"]) if "infects" in raw else None,
     )
