@@ -38,22 +38,29 @@ print(json.dumps(seen))
 """
 
 
+def _called(base_image: str, docker_client, program: str, call: str, arg: str, secret: bool = False) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """What `call` (a script that imports tfrun from /tmp/t/eval/tests and calls `program`,
+    /tmp/t/executable) prints as JSON, run as root in a container of the base image; with
+    `secret`, a root-only /srv/secret.txt is there."""
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        assert box.exec("mkdir -p /srv /tmp/t/eval/tests", timeout=30, user="0:0").ok
+        if secret:
+            box.put_file(b"HIDDEN-TEST-TEXT\n", "/srv/secret.txt", mode=0o600)
+        box.put_file(asset("grading/tfrun.py"), "/tmp/t/eval/tests/tfrun.py", mode=0o644)
+        box.put_file(program.encode(), "/tmp/t/executable", mode=0o755)
+        box.put_file(call.encode(), "/tmp/call.py", mode=0o644)
+        res = box.exec(["python3", "/tmp/call.py", arg], timeout=60, user="0:0")
+    assert res.ok, res.text()
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
 @pytest.mark.parametrize("defence", ["on", "off"])
 def test_links_the_program_leaves_are_not_followed_by_the_grader(
     base_image: str, docker_client, defence: str
 ) -> None:  # type: ignore[no-untyped-def]
     """The program leaves a link to a root-only file (a hidden test, say) where the test reads
     its output, and a FIFO; the helper removes both before root reads the directory."""
-    tfrun = asset("grading/tfrun.py")
-    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
-        assert box.exec("mkdir -p /srv /tmp/t/eval/tests", timeout=30, user="0:0").ok
-        box.put_file(b"HIDDEN-TEST-TEXT\n", "/srv/secret.txt", mode=0o600)
-        box.put_file(tfrun, "/tmp/t/eval/tests/tfrun.py", mode=0o644)
-        box.put_file(LINKER.encode(), "/tmp/t/executable", mode=0o755)
-        box.put_file(CALL.encode(), "/tmp/call.py", mode=0o644)
-        res = box.exec(["python3", "/tmp/call.py", defence], timeout=60, user="0:0")
-    assert res.ok, res.text()
-    seen = json.loads(res.stdout)
+    seen = _called(base_image, docker_client, LINKER, CALL, defence, secret=True)
     assert seen["ok.txt"] == "in\n"  # a link that stays in the directory is the program's output
     if defence == "on":
         assert seen["out.txt"] is None and seen["pipe"] is False
@@ -99,15 +106,7 @@ def test_the_program_runs_as_its_uid_alone_and_leaves_nothing_running(
     """Every uid (real, effective, saved) and gid the program's, no group, no capability, no
     way back to root; a daemon it starts is gone when the call returns. `no reap` and `no uid`
     are the defences off: the daemon outlives the call; the program is root."""
-    tfrun = asset("grading/tfrun.py")
-    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
-        assert box.exec("mkdir -p /tmp/t/eval/tests", timeout=30, user="0:0").ok
-        box.put_file(tfrun, "/tmp/t/eval/tests/tfrun.py", mode=0o644)
-        box.put_file(CREDS.encode(), "/tmp/t/executable", mode=0o755)
-        box.put_file(WAYS.encode(), "/tmp/ways.py", mode=0o644)
-        res = box.exec(["python3", "/tmp/ways.py", way], timeout=60, user="0:0")
-    assert res.ok, res.text()
-    seen = json.loads(res.stdout)
+    seen = _called(base_image, docker_client, CREDS, WAYS, way)
     assert seen["setpriv"] == "/usr/bin/setpriv"  # the base image has it: the fast way is tried
     if way == "no uid":
         assert seen["out"].startswith("Uid:\t0\t0\t0\t0") and "ROOT AGAIN" in seen["out"]
