@@ -15,11 +15,12 @@ import pytest
 
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
-from taskfoundry.kinds.program.mutate.worker import CHEAP_REBUILD, TYPED_GUARDS, MutantWorker
+from taskfoundry.kinds.program.mutate.worker import CHEAP_REBUILD, GO_EVERY_ERROR, TYPED_GUARDS, MutantWorker
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
 from taskfoundry.mutation.schemata import Diagnostic, diagnostics, match_path, schema_of, watch_of
 from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.syntax.parse import parse
 
 C_PROGRAM = b"""#include <stdio.h>
@@ -311,10 +312,121 @@ func main() {
     tree = parse(schema.text, "go").root_node
     assert not tree.has_error, schema.text.decode()
     assert b"import tfos_" in schema.text and b"tfMut_" in schema.text
-    # `x := v + 1`: an `if` would end x's scope, so its mutants are left to a rebuild
-    declared = {m.id for m in schema.unguarded}
-    assert declared and all(m.line == 9 for m in schema.unguarded)
-    assert len(schema.switches) == len(numbered) - len(declared)
+    # `x := v + 1`: an `if` would end x's scope, so its mutants are guarded as expressions
+    assert not schema.unguarded and len(schema.switches) == len(numbered)
+    forms = {g.form for g in schema.guards if g.mutants[0][1].line == 9}
+    assert forms == {"operator", "pick"}, forms
+    assert schema.text.count(b"func tfG_") == 2  # each helper after the file, typed by its use
+
+
+# declarations (`x := ...`) and a package-level var: no `if` can hold them, so their mutants
+# are guarded as expressions (a closure, or a generic helper); a rune field, a string chain
+GO_DECLARING = b"""package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+var scale = 2 * 3
+
+type opt struct {
+	short rune
+	name  string
+}
+
+func parse(args []string) []int {
+	out := make([]int, 0, len(args))
+	for _, a := range args {
+		v, err := strconv.Atoi(a)
+		if err != nil {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func main() {
+	vals := parse(os.Args[1:])
+	total := 0
+	big := len(vals) > 2 && vals[0] < vals[1]
+	for i, v := range vals {
+		half := v/2 + 1
+		shifted := v << 2
+		odd := v%2 == 1
+		rest := (v - 4) * scale
+		if odd || !big {
+			total += half
+		} else {
+			total -= shifted - i
+		}
+		total += rest % 7
+	}
+	label := "sum" + ":" + strconv.Itoa(len(vals))
+	ratio := float64(total) / 2.5
+	o := opt{0, "x"}
+	width := 3
+	fmt.Println(label, total, big, strings.Repeat("=", width), fmt.Sprintf("%.2f", ratio), o.short)
+	if total < 0 {
+		os.Exit(1)
+	}
+}
+"""
+
+
+def _go_build(box: Sandbox, sources: dict[str, bytes], out: Path) -> dict[str, str]:
+    """Each source built as its own module in the base image's Go, in one exec, the programs
+    (static) copied to `out`; name -> the compiler's errors, for those that did not build."""
+    for name, text in sources.items():
+        (out / "src" / name).mkdir(parents=True)
+        (out / "src" / name / "prog.go").write_bytes(text)
+        (out / "src" / name / "go.mod").write_bytes(b"module x\n\ngo 1.19\n")
+    box.put_dir(out / "src", "/tmp/go")
+    script = GO_EVERY_ERROR + (
+        "mkdir -p /tmp/bin; cd /tmp/go; for d in *; do (cd $d && CGO_ENABLED=0 "
+        "go build -o /tmp/bin/$d . 2>/tmp/bin/$d.err && rm /tmp/bin/$d.err); done; true"
+    )
+    assert box.exec(["sh", "-c", script], timeout=600).ok
+    box.exec("rm -rf /tmp/go", timeout=60)
+    box.get_dir("/tmp/bin", out)
+    box.exec("rm -rf /tmp/bin", timeout=60)
+    return {p.stem: p.read_text() for p in out.glob("*.err")}
+
+
+@pytest.mark.docker
+def test_go_declarations_are_guarded_as_expressions_and_behave_as_rebuilt(
+    docker_client, base_image: str, tmp_path: Path
+) -> None:
+    """Every mutant the Go schema holds, switched on, behaves as the mutant built alone; those
+    in declarations are in it (closures, helpers), and a guard that does not type-check is
+    blamed with its chain in one round (the compiler names every error: GO_EVERY_ERROR)."""
+    numbered = list(enumerate(mutants_of("prog.go", GO_DECLARING), 1))
+    with DockerSandbox(base_image, client=docker_client) as box:
+        schema, rounds = schema_of("prog.go", GO_DECLARING, numbered), 0
+        while errors := _go_build(box, {"schema": schema.text}, tmp_path / f"r{rounds}").get("schema"):
+            blamed = {m.id for d in diagnostics("go", errors) for g in schema.blame(d) for _, m in g.mutants}
+            assert blamed, errors
+            numbered = [(n, m) for n, m in numbered if m.id not in blamed]
+            schema, rounds = schema_of("prog.go", GO_DECLARING, numbered), rounds + 1
+        alone = {f"m{n}": m.apply(GO_DECLARING) for n, m in numbered}
+        failed = _go_build(box, {"plain": GO_DECLARING, **alone}, tmp_path / "alone")
+    assert rounds == 1 and not schema.unguarded
+    forms = {m.id: g.form for g in schema.guards for _, m in g.mutants}
+    assert {"bool", "pick", "operator"} <= set(forms.values())
+    assert len([f for f in forms.values() if f]) >= 30
+    binary = tmp_path / f"r{rounds}" / "schema"
+    assert _behaviour([str(binary)]) == _behaviour([str(tmp_path / "alone" / "plain")])
+    compared = 0
+    for n, m in numbered:
+        if f"m{n}" in failed:  # dropped statements that leave a variable unused: Go refuses them
+            assert m.operator == "statement" and re.search("declared (and|but) not used", failed[f"m{n}"]), m
+            continue
+        assert _behaviour([str(binary)], n) == _behaviour([str(tmp_path / "alone" / f"m{n}")]), m
+        compared += 1
+    assert compared >= 55
 
 
 def test_blame_finds_the_guard_at_the_error() -> None:

@@ -74,6 +74,14 @@ _CONSTANT_CONTEXT = {
     "python": set(),
 }
 _CONSTANT_CONTEXT["cpp"] = _CONSTANT_CONTEXT["c"] | {"template_argument_list"}
+_GO_STOP = {"block", "statement_list", "source_file", "func_literal", "function_declaration"}
+_GO_BOOL_OPS = {"==", "!=", "<", "<=", ">", ">=", "&&", "||"}
+_GO_NUMBER_OPS = {"+", "-", "*", "/"}  # also on floats; the rest on integers alone
+_GO_INTEGER_OPS = {"%", "<<", ">>", "&", "|", "^", "&^"}
+_GO_INTEGERS = (
+    "~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr"
+)
+_INTEGER_LITERALS = {"int_literal"}
 _SCOPED = {
     "short_var_declaration",
     "var_declaration",
@@ -83,7 +91,7 @@ _SCOPED = {
     "declaration",
 }
 # a newline in these may not be mere whitespace (strings, comments, preprocessor lines)
-_UNSAFE_FLAT = re.compile(r"[\"'#]|//|/\*")
+_UNSAFE_FLAT = re.compile(r"[\"'#`]|//|/\*")
 _PY_COND = f'__import__("os").environ.get("{ENV}") == "{{n}}"'
 
 
@@ -94,9 +102,11 @@ class Guard:
     start: int
     end: int
     statement: bool  # an `if` around a statement, else a conditional expression
+    form: str = ""  # Go's expression guards: "bool" (a closure), "pick" or "operator" (a helper)
     mutants: list[tuple[int, Mutant]] = field(default_factory=list)
     out_start: int = 0  # where its text sits in the schema, once rendered
     out_end: int = 0
+    helper: tuple[int, int] | None = None  # where its Go helper's definition sits in the schema
 
 
 @dataclass
@@ -126,11 +136,26 @@ class Schema:
             return [g for line in diag.macro_uses for g in self._on(line) if g not in found]
         for line in diag.shown if not found else ():
             found += [g for g in self._at(line, None) if g not in found]
+        return self._chained(found)
+
+    def _chained(self, found: list[Guard]) -> list[Guard]:
+        """With each Go operator guard, those of its chain (`a + b + c`: the guards around it or
+        in it that start or end where it does): they have its type, so they fail as it does,
+        and the compiler names one of them at a time."""
+        todo = [g for g in found if g.form == "operator"]
+        while todo:
+            g = todo.pop()
+            for o in self.guards:
+                nested = g.start <= o.start and o.end <= g.end or o.start <= g.start and g.end <= o.end
+                if o.form == "operator" and o is not g and nested:
+                    if (o.start == g.start or o.end == g.end) and o not in found:
+                        found.append(o)
+                        todo.append(o)
         return found
 
     def _on(self, line: int) -> list[Guard]:
         lo, hi = self._line_span(line)
-        return [g for g in self.guards if g.out_start < hi and g.out_end > lo]
+        return [g for g in self.guards if g.out_start < hi and g.out_end > lo or _helper_in(g, lo, hi)]
 
     def _line_span(self, line: int) -> tuple[int, int]:
         line += self.head_lines
@@ -141,10 +166,15 @@ class Schema:
     def _at(self, line: int, column: int | None) -> list[Guard]:
         lo, hi = self._line_span(line)
         if column is not None:
-            spot = [g for g in self.guards if g.out_start <= lo + column - 1 < g.out_end]
+            at = lo + column - 1
+            spot = [g for g in self.guards if g.out_start <= at < g.out_end or _helper_in(g, at, at + 1)]
             if spot:
                 return _innermost(spot)
         return _innermost(self._on(line))
+
+
+def _helper_in(g: Guard, lo: int, hi: int) -> bool:
+    return g.helper is not None and g.helper[0] < hi and g.helper[1] > lo
 
 
 def _innermost(guards: list[Guard]) -> list[Guard]:
@@ -160,7 +190,7 @@ def schema_of(file: str, source: bytes, numbered: list[tuple[int, Mutant]]) -> S
     if lang is None:
         raise ValueError(f"no grammar for {file}")
     root = parse(source, lang).root_node
-    guards: dict[tuple[int, int, bool], Guard] = {}
+    guards: dict[tuple[int, int, bool, str], Guard] = {}
     unguarded: list[Mutant] = []
     for n, m in numbered:
         span = _span(root, source, m, lang)
@@ -170,13 +200,17 @@ def schema_of(file: str, source: bytes, numbered: list[tuple[int, Mutant]]) -> S
         guards.setdefault(span, Guard(*span)).mutants.append((n, m))
     ordered = sorted(guards.values(), key=lambda g: (g.start, g.start != g.end, -g.end))
     tag = hashlib.sha256(file.encode()).hexdigest()[:8]
-    body = _Renderer(source, lang, tag, root).render(ordered)
+    renderer = _Renderer(source, lang, tag, root)
+    body = renderer.render(ordered)
     head, tail = _prelude(lang, tag, root)
     text = _insert(body, head, root, lang) + tail
     shift = len(head)
     for g in ordered:
         g.out_start += shift
         g.out_end += shift
+    for g, helper in renderer.helpers:  # after the file: a compiler's error there blames g
+        g.helper = (len(text), len(text) + len(helper))
+        text += helper
     return Schema(file, lang, text, ordered, unguarded, head.count(b"\n") if lang in ("c", "cpp") else 0)
 
 
@@ -204,10 +238,11 @@ def _line_starts(text: bytes) -> list[int]:
     return [0, *(i + 1 for i, c in enumerate(text) if c == 0x0A)]
 
 
-def _span(root: Node, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool] | None:
-    """The bytes a guard of `m` wraps, and whether it guards a statement; None: no guard fits."""
+def _span(root: Node, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool, str] | None:
+    """The bytes a guard of `m` wraps, whether it guards a statement, and its form (Go's
+    expression guards); None: no guard fits."""
     if m.operator == "return":  # an insertion before a statement
-        return (m.start, m.end, True)
+        return (m.start, m.end, True, "")
     node: Node | None = root.descendant_for_byte_range(m.start, max(m.start, m.end - 1))
     if node is None or _constant_context(node, lang):
         return None
@@ -224,24 +259,55 @@ def _spanning(node: Node | None, start: int, end: int) -> Node | None:
     return node
 
 
-def _guarded_span(node: Node | None, source: bytes, m: Mutant, lang: str) -> tuple[int, int, bool] | None:
+def _guarded_span(
+    node: Node | None, source: bytes, m: Mutant, lang: str
+) -> tuple[int, int, bool, str] | None:
     want_statement = m.operator == "statement" or lang == "go"
-    node = _spanning(node, m.start, m.end)
-    while node is not None:
+    node = first = _spanning(node, m.start, m.end)
+    while node is not None and node.parent is not None:
         parent = node.parent
-        if parent is None:
-            return None
         fits = node.start_byte <= m.start and m.end <= node.end_byte
         if fits and not want_statement and node.type in _EXPRESSIONS.get(lang, ()):
-            return (node.start_byte, node.end_byte, False)
+            return (node.start_byte, node.end_byte, False, "")
         if fits and parent.type in _BLOCKS[lang] and node.is_named and "comment" not in node.type:
             if node.type in _SCOPED:  # an `if` around it would end its names' scope
-                return None
+                break
             if lang == "python" and not _own_line(source, node):
                 return None
-            return (node.start_byte, node.end_byte, True)
+            return (node.start_byte, node.end_byte, True, "")
         node = parent
+    if lang == "go" and m.operator != "statement" and first is not None:
+        return _go_expression(first, m)
     return None
+
+
+def _go_expression(node: Node, m: Mutant) -> tuple[int, int, bool, str] | None:
+    """Go's guard where no `if` can hold the statement (a declaration, a package-level var):
+    the innermost boolean expression around the mutant, a closure returning the switched-on
+    text; else the mutated operator's expression or literal, through a generic helper of its
+    own (`_Renderer._go_helper`) that evaluates each operand once."""
+    cur: Node | None = node
+    while cur is not None and cur.type not in _GO_STOP:
+        if _go_bool(cur):
+            return (cur.start_byte, cur.end_byte, False, "bool")
+        cur = cur.parent
+    parent = node.parent
+    if m.operator == "arithmetic" and parent is not None and parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        if op is not None and op.start_byte == m.start and op.type in _GO_INTEGER_OPS | _GO_NUMBER_OPS:
+            return (parent.start_byte, parent.end_byte, False, "operator")
+    if m.operator == "constant" and node.type in _INTEGER_LITERALS:
+        return (node.start_byte, node.end_byte, False, "pick")
+    return None
+
+
+def _go_bool(node: Node) -> bool:
+    if node.type in ("true", "false"):
+        return True
+    op = node.child_by_field_name("operator")
+    if node.type == "binary_expression" and op is not None:
+        return op.type in _GO_BOOL_OPS
+    return node.type == "unary_expression" and op is not None and op.type == "!"
 
 
 def _constant_context(node: Node, lang: str) -> bool:
@@ -286,6 +352,7 @@ class _Renderer:
     def __init__(self, source: bytes, lang: str, tag: str, root: Node) -> None:
         self.src, self.lang, self.tag, self.root = source, lang, tag, root
         self.out = bytearray()
+        self.helpers: list[tuple[Guard, bytes]] = []  # Go's helpers, to put after the file
 
     def render(self, guards: list[Guard]) -> bytes:
         self._span(0, len(self.src), guards)
@@ -314,20 +381,74 @@ class _Renderer:
 
     def _branches(self, g: Guard, inner: list[Guard]) -> None:
         """`on(a) ? A : on(b) ? B : original`, in the language's words."""
+        if g.form == "bool":
+            self._go_closure(g, inner)
+            return
+        if g.form:
+            self._go_helper(g, inner)
+            return
         for i, (n, m) in enumerate(g.mutants):
-            mutated = self.src[g.start : m.start] + m.replacement.encode() + self.src[m.end : g.end]
-            text = self._one_line(mutated.decode())
+            text = self._mutated(g, m)
             self.out += self._open(i, self._cond(n, g.start), text, g.statement).encode()
         self.out += self._else(g.statement).encode()
         self._span(g.start, g.end, inner)
         self.out += self._close(len(g.mutants), g.statement).encode()
 
-    def _one_line(self, text: str) -> str:
+    def _one_line(self, text: str, expression: bool = False) -> str:
         """The mutated copy on one line where whitespace allows, so that the lines after it
-        keep their numbers (in assertion messages, panics, `__LINE__`)."""
-        if "\n" not in text or self.lang not in ("c", "cpp", "rust") or _UNSAFE_FLAT.search(text):
+        keep their numbers (in assertion messages, panics, `__LINE__`). A Go expression that
+        compiles has no newline where Go would end a statement, so it may be flattened too."""
+        flat = self.lang in ("c", "cpp", "rust") or (self.lang == "go" and expression)
+        if "\n" not in text or not flat or _UNSAFE_FLAT.search(text):
             return text
         return text.replace("\r", " ").replace("\n", " ")
+
+    def _mutated(self, g: Guard, m: Mutant) -> str:
+        text = self.src[g.start : m.start] + m.replacement.encode() + self.src[m.end : g.end]
+        return self._one_line(text.decode(), expression=not g.statement)
+
+    def _go_closure(self, g: Guard, inner: list[Guard]) -> None:
+        """A Go boolean expression: `func() bool { if on(a) { return A }; return original }()`."""
+        self.out += b"func() bool { "
+        for n, m in g.mutants:
+            self.out += f"if {self._cond(n, g.start)} {{ return {self._mutated(g, m)} }}; ".encode()
+        self.out += b"return "
+        self._span(g.start, g.end, inner)
+        self.out += b" }()"
+
+    def _go_helper(self, g: Guard, inner: list[Guard]) -> None:
+        """A Go literal or operator expression, through a generic function of its own whose type
+        the operands give: `tfG_<tag>_<n>(A, B, original)` returns the switched-on literal,
+        `tfG_<tag>_<n>(left, right)` computes `left OP right` with the switched-on operator."""
+        name = f"tfG_{self.tag}_{g.mutants[0][0]}"
+        arms = [(self._cond(n, g.start), m.replacement) for n, m in g.mutants]
+        self.out += f"{name}(".encode()
+        if g.form == "pick":
+            self.out += "".join(f"{new}, " for _, new in arms).encode()
+            self._span(g.start, g.end, inner)
+            params = "".join(f"m{i} T, " for i in range(len(arms)))
+            body = "".join(f"if {c} {{ return m{i} }}; " for i, (c, _) in enumerate(arms)) + "return o"
+            helper = f"func {name}[T any]({params}o T) T {{ {body} }}\n"
+        else:
+            helper = self._go_operator(name, g, inner, arms)
+        self.out += b")"
+        self.helpers.append((g, helper.encode()))
+
+    def _go_operator(self, name: str, g: Guard, inner: list[Guard], arms: list[tuple[str, str]]) -> str:
+        """The operands of a Go operator guard, each rendered once; its helper's text."""
+        node = _spanning(self.root.descendant_for_byte_range(g.start, g.end - 1), g.start, g.end)
+        assert node is not None
+        left, op, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+        assert left is not None and op is not None and right is not None
+        self._span(left.start_byte, left.end_byte, [i for i in inner if i.end <= left.end_byte])
+        self.out += b", "
+        self._span(right.start_byte, right.end_byte, [i for i in inner if i.start >= right.start_byte])
+        ops = {op.type, *(new for _, new in arms)}
+        kinds = _GO_INTEGERS if ops & _GO_INTEGER_OPS else f"{_GO_INTEGERS} | ~float32 | ~float64"
+        shift = bool(ops & {"<<", ">>"})  # a shift's count has a type of its own
+        types = f"[T {kinds}, U {_GO_INTEGERS}](a T, b U)" if shift else f"[T {kinds}](a T, b T)"
+        body = "".join(f"if {c} {{ return a {new} b }}; " for c, new in arms) + f"return a {op.type} b"
+        return f"func {name}{types} T {{ {body} }}\n"
 
     # the language's words ------------------------------------------------------------
     def _cond(self, n: int, at: int) -> str:
@@ -400,8 +521,7 @@ class _Watcher(_Renderer):
         self._span(g.start, g.end, inner)
         self.out += b"); "
         for n, m in pure:
-            mutated = self.src[g.start : m.start] + m.replacement.encode() + self.src[m.end : g.end]
-            text = self._one_line(mutated.decode())
+            text = self._mutated(g, m)
             self.out += f"if (tf_o_ != ({text})) tf_inf_{self.tag}({n}); ".encode()
             self.watched.add(m.id)
         self.out += b"tf_o_; })"

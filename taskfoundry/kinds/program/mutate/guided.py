@@ -253,19 +253,12 @@ def killers(
     those the watch build says leave it uninfected (`_infecting`). A group of mutants at a
     time, each step one run of the probe runner for the whole group."""
     referee = Referee(worker)
-    mine = {m: _reaching(m, candidates)[:pool_size] for m in mutants}
-    mine = {m: kept for m, kept in mine.items() if kept}
-    wanted = {m: variants_of(kept, pool_size - len(kept)) for m, kept in mine.items()}
-    referee.variants([v for vs in wanted.values() for v in vs])  # one run; then all known
-    pools = {
-        m: list({k.probe.key: k for k in [*kept, *referee.variants(wanted[m])]}.values())
-        for m, kept in mine.items()
-    }
-    ordered = [(m, pool) for m, pool in _infecting(worker, pools).items() if pool]
+    reached = {m: near for m in mutants if (near := _reaching(m, candidates)[:pool_size])}
+    ordered = list(reached.items())
     for at in range(0, len(ordered), GROUP):
         if time.monotonic() > deadline:
             return
-        group = ordered[at : at + GROUP]
+        group = list(_pools(worker, referee, dict(ordered[at : at + GROUP]), pool_size).items())
         ran = worker.outcomes_many([(m, [k.probe for k in pool]) for m, pool in group])
         telling = {m: _telling(pool, outs or []) for (m, pool), outs in zip(group, ran, strict=True)}
         referee.stable([k for ks in telling.values() for k in ks])  # one run; then all judged
@@ -274,6 +267,20 @@ def killers(
                 if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
                     kept = Kept(kept.probe, kept.outcome, VARIANT, {m.file: {m.line}})
                 yield m.id, kept
+
+
+def _pools(
+    worker: MutantWorker, referee: Referee, reached: dict[Mutant, list[Kept]], pool_size: int
+) -> dict[Mutant, list[Kept]]:
+    """Each mutant's probes: those that reach its line, then their variants (one reference run
+    for the group's), less the probes that leave it uninfected; mutants left with none dropped."""
+    wanted = {m: variants_of(kept, pool_size - len(kept)) for m, kept in reached.items()}
+    referee.variants([v for vs in wanted.values() for v in vs])  # one run; then all known
+    pools = {
+        m: list({k.probe.key: k for k in [*kept, *referee.variants(wanted[m])]}.values())
+        for m, kept in reached.items()
+    }
+    return {m: pool for m, pool in _infecting(worker, pools).items() if pool}
 
 
 def _infecting(worker: MutantWorker, pools: dict[Mutant, list[Kept]]) -> dict[Mutant, list[Kept]]:

@@ -60,6 +60,7 @@ TYPED_GUARDS = frozenset({"rust"})
 PROBES_DIR = f"{SCRATCH}/probes"  # the guided probes' directories, on the scratch tmpfs
 ALONE_DIR = f"{MUTANT_DIR}/alone"  # programs of mutants rebuilt alone, until their session
 EQUIVALENT = "the stripped program is the reference's"
+GO_EVERY_ERROR = 'export GOFLAGS="${GOFLAGS:+$GOFLAGS }-gcflags=./...=-e"\n'
 HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
 
 
@@ -78,7 +79,6 @@ class MutantWorker:
         self._current: str | None = None  # the file that now holds a mutant
         self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
         self._checking = 0.0  # seconds the equivalence check has spent, over the whole stage
-        self._alone_built = False  # rebuild_seconds is a rebuild of one file, not the schema's
         self.infects: dict[str, set[int]] = {}  # node id -> switches its runs infect (the watch build)
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
@@ -108,7 +108,7 @@ class MutantWorker:
             self._restore()
             start = time.monotonic()
             res = self._build()
-            self.rebuild_seconds, self._alone_built = time.monotonic() - start, True
+            self.rebuild_seconds = time.monotonic() - start
             self.reference_sha = parse_sha(res.text())
             if not res.ok or self.reference_sha is None:
                 raise MutationError(f"the reference does not rebuild in its image: {res.text()[-1500:]}")
@@ -161,7 +161,7 @@ class MutantWorker:
     def _build_schema(self, mutants: list[Mutant]) -> None:
         def build() -> ExecResult:
             start = time.monotonic()
-            res = self._build()
+            res = self._build(every_error=True)
             if res.ok:
                 # the reference's build in a fresh container may rebuild everything (a Rust
                 # crate: 5-8 s); this one rebuilds the files with guards, more than a mutant
@@ -347,19 +347,13 @@ class MutantWorker:
 
     def outcomes(self, m: Mutant, probes: list[Probe]) -> list[Outcome] | None:
         """What the program of mutant `m` does on each probe; None when it does not build."""
-        timeout = self.config.program_timeout
-        switch = self.schema.switches.get(m.id)
-        if switch is not None:
-            job = RunnerJob(
-                executable=SCHEMA, timeout=timeout, env={"TF_MUTANT": str(switch)}, workroot=PROBES_DIR
-            )
-            return run_probes(self.box, job, probes)
+        if m.id in self.schema.switches:
+            return self.outcomes_many([(m, probes)])[0]
         self._swap_in(m)
         if not self._build().ok:
             return None
-        return run_probes(
-            self.box, RunnerJob(executable=PROGRAM, timeout=timeout, workroot=PROBES_DIR), probes
-        )
+        job = RunnerJob(executable=PROGRAM, timeout=self.config.program_timeout, workroot=PROBES_DIR)
+        return run_probes(self.box, job, probes)
 
     def outcomes_many(self, asked: list[tuple[Mutant, list[Probe]]]) -> list[list[Outcome] | None]:
         """`outcomes` of many mutants: those the schema holds in one run of the probe runner,
@@ -444,7 +438,7 @@ class MutantWorker:
         except MutationError as exc:
             log.warning("no equivalence check: %s", exc)
             return False
-        return not (self._alone_built and self.rebuild_seconds > CHEAP_REBUILD)
+        return self.rebuild_seconds <= CHEAP_REBUILD
 
     def _alone(self, m: Mutant) -> tuple[ExecResult, bool]:
         """Mutant `m` built alone, and whether its stripped program is the reference's."""
@@ -452,7 +446,7 @@ class MutantWorker:
         self._swap_in(m)
         start = time.monotonic()
         build = self._build()
-        self.rebuild_seconds, self._alone_built = time.monotonic() - start, True
+        self.rebuild_seconds = time.monotonic() - start
         return build, build.ok and parse_sha(build.text()) == reference
 
     def session(self, entries: list[Entry], deadline: float | None) -> dict[str, Verdict]:
@@ -490,9 +484,12 @@ class MutantWorker:
         if not res.ok:
             raise MutationError(f"cannot write {path}: {res.text()[-500:]}")
 
-    def _build(self) -> ExecResult:
+    def _build(self, every_error: bool = False) -> ExecResult:
+        """The build; `every_error`: Go's compiler names every error in the module's packages,
+        not its first ten, so one round of the schema build blames every guard that fails."""
+        script = (GO_EVERY_ERROR if every_error else "") + self.plan.script()
         return self.box.exec(
-            ["sh", "-c", self.plan.script()], timeout=self.config.build_timeout, user=ROOT, workdir="/src"
+            ["sh", "-c", script], timeout=self.config.build_timeout, user=ROOT, workdir="/src"
         )
 
     def _root(self, cmd: str, timeout: float, workdir: str | None = None) -> None:

@@ -97,7 +97,7 @@ def run_probes(
     if not probes:
         return []
     jobs = [p.to_job(f"p{i}") for i, p in enumerate(probes)]
-    for one, env in zip(jobs, envs or [], strict=False):
+    for one, env in zip(jobs, envs, strict=True) if envs is not None else ():
         one["env"] = env
     payload = {**job.__dict__, "probes": jobs}
     budget = (job.timeout + 5) * len(probes) + 60
