@@ -113,3 +113,61 @@ def test_the_program_runs_as_its_uid_alone_and_leaves_nothing_running(
         return
     assert seen["out"] == DROPPED, seen["out"]
     assert seen["alive"] is (way == "no reap")
+
+
+# the mutation analysis's guard stands at the executable's path and runs the mutant as the
+# call's uid; with `reap_from` it kills what the program left of that uid as it ends
+DAEMON = (  # it returns once the daemon is in a session of its own, out of the guard's reach
+    "#!/bin/sh\n( setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' >/dev/null 2>&1 & )\n"
+    "until [ -s daemon.pid ]; do sleep 0.01; done\necho started\n"
+)
+GUARDED = r"""
+import json, os, sys
+sys.path.insert(0, "/tmp/t/eval/tests")
+os.environ |= {"TF_PROGRAM_UID": "2000", "TF_REAPED": "1"}
+import tfrun
+reapers = []
+if sys.argv[1].endswith("tfrun off"):
+    tfrun.reap = lambda uid, rounds=50: None
+real = tfrun.subprocess.run
+def counted(argv, *args, **kwargs):
+    reapers.extend([1] if tfrun.KILL_ALL[-1] in argv else [])
+    return real(argv, *args, **kwargs)
+tfrun.subprocess.run = counted
+os.makedirs("/tmp/t/work")
+res = tfrun.run([], cwd="/tmp/t/work")
+print(json.dumps({"out": res.stdout, "alive": tfrun._alive(2000), "reapers": len(reapers)}))
+"""
+
+
+@pytest.mark.parametrize("way", ["guard", "guard off", "guard, tfrun off", "guard off, tfrun off"])
+def test_the_mutant_guard_kills_what_the_program_left_so_tfrun_only_looks(
+    base_image: str, docker_client, way: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A mutant's program leaves a daemon. The guard (compiled, as the worker does) kills it as
+    it ends, so tfrun (TF_REAPED) starts no reaper; a guard that does not (`reap_from=0`) leaves
+    it to tfrun's look, which finds it and reaps; with both off it outlives the call."""
+    reaps = not way.startswith("guard off")
+    settings = {
+        "program": "/tmp/daemon",
+        "argv0": "/tmp/t/executable",
+        "timeout": "10",
+        "cap": "1000000",
+        "marks": "/tmp/marks",
+        "current": "/tmp/none",
+        "reap_from": "2000" if reaps else "0",
+    }
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        assert box.exec("mkdir -p /task/mutant /tmp/marks /tmp/t/eval/tests", timeout=30, user="0:0").ok
+        box.put_file("".join(f"{k}={v}\n" for k, v in settings.items()).encode(), "/task/mutant/guard.conf")
+        box.put_file(asset("program/mutant_guard.c"), "/tmp/guard.c")
+        assert box.exec("cc -O2 -o /tmp/t/executable /tmp/guard.c", timeout=120, user="0:0").ok
+        box.put_file(DAEMON.encode(), "/tmp/daemon", mode=0o755)
+        box.put_file(asset("grading/tfrun.py"), "/tmp/t/eval/tests/tfrun.py", mode=0o644)
+        box.put_file(GUARDED.encode(), "/tmp/call.py", mode=0o644)
+        res = box.exec(["python3", "/tmp/call.py", way], timeout=60, user="0:0")
+    assert res.ok, (res.exit_code, res.text())
+    seen = json.loads(res.stdout)
+    assert seen["out"] == "started\n"
+    assert seen["alive"] is (way == "guard off, tfrun off")
+    assert seen["reapers"] == (1 if way == "guard off" else 0)

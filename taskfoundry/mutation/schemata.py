@@ -8,9 +8,9 @@ expression around its bytes: `(on(7) ? (mutated) : (original))` in C and C++, an
 expression in Rust, a conditional expression in Python. Go has no conditional expression,
 so there the statement around it is guarded: `if on(7) { mutated } else { original }`, as is
 a dropped statement and an inserted early return in every language; a Go declaration, which
-an `if` would scope, gets expression guards (a closure for a boolean, else a generic helper). Guards nest: a mutant
-inside another's expression sits in the original branch of the outer guard, so whichever
-one mutant is switched on runs exactly its own text.
+an `if` would scope, gets expression guards (a closure for a boolean, else a generic helper).
+Guards nest: a mutant inside another's expression sits in the original branch of the outer
+guard, so whichever one mutant is switched on runs exactly its own text.
 
 Where a guarded form does not compile (a constant expression, an lvalue, a Go helper the
 context types otherwise), the compiler's diagnostics name the line: `blame` maps them

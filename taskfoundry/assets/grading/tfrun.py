@@ -160,7 +160,11 @@ def _chown_tree(top, uid):
 
 def reap(uid, rounds=50):
     """Kill every process of `uid`. kill(-1) from a process of that uid reaches exactly its
-    own processes (and is atomic against fork), so a fork bomb is gone in one round."""
+    own processes (and is atomic against fork), so a fork bomb is gone in one round.
+    `TF_REAPED`: the executable did that itself as it ended (taskfoundry's mutant guard), so
+    only a look is needed; a program it left (the call timed out first) is killed here."""
+    if os.environ.get("TF_REAPED") == "1" and not _alive(uid):
+        return
     argv, drop = _as_uid(uid, KILL_ALL, KILL_ALL[0])
     for _ in range(rounds):
         subprocess.run(

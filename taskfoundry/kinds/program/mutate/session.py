@@ -150,7 +150,7 @@ class TestSession:
         )
         env = dict(scripts.TEST_ENV) | {"PYTHONPATH": PLUGIN_DIR, "TF_SESSION_PLAN": PLAN}
         if self.harness.isolate:  # tfrun drops each program call to this uid
-            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid)}
+            env |= {"HOME": "/root", "TF_PROGRAM_UID": str(self.harness.program_uid), "TF_REAPED": "1"}
         user = ROOT if self.harness.isolate else self.harness.user
         timeout = sum(len(e.tests) for e in entries) * per_test + 120
         if deadline is not None:

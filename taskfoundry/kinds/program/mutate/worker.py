@@ -139,6 +139,9 @@ class MutantWorker:
             "cap": self.config.output_cap,
             "marks": MARKS,
             "current": CURRENT,
+            # under isolation each program call has a uid of its own: the guard kills what
+            # the program left of it, and tfrun need not (TF_REAPED)
+            "reap_from": self.harness.program_uid if self.harness.isolate else 0,
         }
         self.box.put_file("".join(f"{k}={v}\n" for k, v in settings.items()).encode(), GUARD_SETTINGS)
 
