@@ -15,6 +15,7 @@ import pytest
 
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.rebuild import RebuildPlan
+from taskfoundry.kinds.program.mutate.schema_build import FILE_FAILED, GUARD_FAILED, SchemaBuild, _blame
 from taskfoundry.kinds.program.mutate.worker import CHEAP_REBUILD, GO_EVERY_ERROR, TYPED_GUARDS, MutantWorker
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.mutation.operators import Mutant, mutants_of
@@ -267,6 +268,7 @@ def test_a_mutant_whose_guard_does_not_compile_is_rebuilt_alone_only_where_it_ma
     assert worker._not_rebuilt(rust, guard) == "its guard has the mutated expression's own type"
     assert worker._not_rebuilt(c, guard) is None  # `c ? p : !p`: the guard's own fault
     assert worker._not_rebuilt(rust, "no guard fits it") is None
+    assert worker._not_rebuilt(rust, f"{FILE_FAILED} (a:3)") is None  # nothing blamed its own guard
     worker.rebuild_seconds = CHEAP_REBUILD + 1
     assert worker._not_rebuilt(c, guard) == f"a rebuild takes {CHEAP_REBUILD + 1:.0f} s"
 
@@ -427,6 +429,26 @@ def test_go_declarations_are_guarded_as_expressions_and_behave_as_rebuilt(
         assert _behaviour([str(binary)], n) == _behaviour([str(tmp_path / "alone" / f"m{n}")]), m
         compared += 1
     assert compared >= 55
+
+
+def test_an_error_in_no_guard_takes_its_file_out_only_when_none_there_is_in_a_guard() -> None:
+    """A guard's error can leave a name without a type, and the compiler's word on its uses is
+    in no guard (jsonxf: 36 of main.rs's mutants went with the file, and Rust's were then
+    `build_failed` unbuilt): with an error in a guard beside it, only that guard goes."""
+    numbered = list(enumerate(mutants_of("prog.c", C_PROGRAM), 1))
+    schema = schema_of("prog.c", C_PROGRAM, numbered)
+    guard = next(g for g in schema.guards if not g.statement)
+    start = schema.text.rfind(b"\n", 0, guard.out_start) + 1
+    line = schema.text[: guard.out_start].count(b"\n") + 1 - schema.head_lines
+    in_guard = f"prog.c:{line}:{guard.out_start - start + 1}: error: invalid operands\n"
+    elsewhere = "prog.c:1:10: error: unknown type name 'x'\n"  # `#include`: no guard there
+    both, alone = SchemaBuild(), SchemaBuild()
+    assert _blame({"prog.c": schema}, in_guard + elsewhere, {"prog.c": list(numbered)}, both)
+    assert set(both.left_out) == {m.id for _, m in guard.mutants}
+    assert all(why.startswith(GUARD_FAILED) for why in both.left_out.values())
+    assert _blame({"prog.c": schema}, elsewhere, {"prog.c": list(numbered)}, alone)
+    assert len(alone.left_out) == len(numbered)
+    assert all(why.startswith(FILE_FAILED) for why in alone.left_out.values())
 
 
 def test_blame_finds_the_guard_at_the_error() -> None:

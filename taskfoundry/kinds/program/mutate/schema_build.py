@@ -20,6 +20,8 @@ from taskfoundry.sandbox.base import ExecResult
 
 log = logging.getLogger(__name__)
 MAX_ROUNDS = 6
+GUARD_FAILED = "its guarded form does not compile"  # the compiler named the mutant's own guard
+FILE_FAILED = "its file's schema does not compile"  # an error no guard explains: the whole file
 
 
 @dataclass
@@ -160,20 +162,27 @@ def _blame(
     whole_files: bool = False,
 ) -> bool:
     """Take the mutants the build's errors point at out of the schema (`whole_files`: all the
-    mutants of a file an error is in); False: none found."""
+    mutants of a file an error is in); False: none found. An error in no guard takes the
+    whole file out only when no error in that file is in a guard: a guard's error may leave
+    a name without a type, and what the compiler then says of its uses is in no guard (jsonxf:
+    a match arm's dropped `return` made a variable's type unknown twenty lines on)."""
     files = list(schemas)
-    langs = {s.language for s in schemas.values()}
-    found = False
-    for lang in langs:
+    named: dict[str, list[tuple[Diagnostic, set[str]]]] = {}
+    for lang in {s.language for s in schemas.values()}:
         for diag in diagnostics(lang, output):
             f = match_path(diag.path, files)
-            if f is None:
-                continue
-            blamed = {m.id for g in schemas[f].blame(diag) for _, m in g.mutants}
-            if not blamed or whole_files:  # an error outside every guard: the file's schema as a whole
-                blamed = {m.id for _, m in numbered[f]}
+            if f is not None:
+                blamed = {m.id for g in schemas[f].blame(diag) for _, m in g.mutants}
+                named.setdefault(f, []).append((diag, blamed))
+    found = False
+    for f, diags in named.items():
+        explained = any(blamed for _, blamed in diags) and not whole_files
+        for diag, blamed in diags:
+            why = f"{GUARD_FAILED} ({f}:{diag.line})"
+            if not explained:  # the file's schema as a whole
+                blamed, why = {m.id for _, m in numbered[f]}, f"{FILE_FAILED} ({f}:{diag.line})"
             found |= bool(blamed & {m.id for _, m in numbered[f]})
-            _drop(numbered, f, blamed, out, f"its guarded form does not compile ({f}:{diag.line})")
+            _drop(numbered, f, blamed, out, why)
     return found
 
 

@@ -25,7 +25,7 @@ from taskfoundry.grading import scripts
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.models import MutantRecord
 from taskfoundry.kinds.program.mutate.rebuild import MUTANT_DIR, PROGRAM, RebuildPlan, parse_sha
-from taskfoundry.kinds.program.mutate.schema_build import SchemaBuild, Tree, build_schemata
+from taskfoundry.kinds.program.mutate.schema_build import GUARD_FAILED, SchemaBuild, Tree, build_schemata
 from taskfoundry.kinds.program.mutate.select import Planned
 from taskfoundry.kinds.program.mutate.session import (
     CURRENT,
@@ -339,8 +339,9 @@ class MutantWorker:
         """Why a mutant whose guard did not compile is not rebuilt alone, or None. A Rust
         guard's arms have the expression's own type, so what it blames is ill-typed alone
         too (rcalc: 13 of 13); a C conditional is stricter than its context (`c ? p : !p`
-        mixes a pointer and an int), so there a cheap rebuild is worth it."""
-        if not left_out or "does not compile" not in left_out:
+        mixes a pointer and an int), so there a cheap rebuild is worth it. A mutant whose
+        file left the schema whole (`FILE_FAILED`) is rebuilt: nothing blamed its guard."""
+        if not left_out or GUARD_FAILED not in left_out:
             return None
         if language_of(m.file) in TYPED_GUARDS:
             return "its guard has the mutated expression's own type"
@@ -406,14 +407,15 @@ class MutantWorker:
     def _check_equivalence(
         self, planned: list[Planned], records: dict[str, MutantRecord], deadline: float
     ) -> None:
-        """Schema survivors rebuilt alone, in plan order, to compare the stripped program with
-        the reference's (the check a schema loses), while a rebuild is cheap, the check's
-        rebuilds have taken under `equivalence_seconds` (over the stage's analyses) and time
-        is left. The reference's own rebuild measures the cost (the schema build, the first of
-        a Rust crate in a fresh container, says little of it). A survivor a test's run
+        """Schema survivors rebuilt alone to compare the stripped program with the reference's
+        (the check a schema loses), while a rebuild is cheap, the check's rebuilds have taken
+        under `equivalence_seconds` (over the stage's analyses) and time is left. The most
+        tested first: a survivor many tests reach and none kills is the likeliest to be
+        equivalent. The reference's own rebuild measures the cost (the schema build, the first
+        of a Rust crate in a fresh container, says little of it). A survivor a test's run
         infected is not checked: the same program would have computed the same value."""
         stop = False
-        for p in planned:
+        for p in sorted(planned, key=lambda p: -len(p.tests)):
             rec = records.get(p.mutant.id)
             if rec is None or rec.way != "schema" or rec.status != "survived" or rec.infecting:
                 continue  # infected: a run gave its expression another value, not the same program
