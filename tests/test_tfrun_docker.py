@@ -171,3 +171,53 @@ def test_the_mutant_guard_kills_what_the_program_left_so_tfrun_only_looks(
     assert seen["out"] == "started\n"
     assert seen["alive"] is (way == "guard off, tfrun off")
     assert seen["reapers"] == (1 if way == "guard off" else 0)
+
+
+# tfdrop (what the mutation analysis compiles for tfrun): the same credentials as setpriv, and
+# a dropper the program could have replaced (writable by others) is not used
+DROPPING = r"""
+import json, os, sys
+sys.path.insert(0, "/tmp/t/eval/tests")
+os.environ["TF_PROGRAM_UID"] = "2000"
+import tfrun
+way = sys.argv[1]
+if way == "writable, trusted anyway":
+    tfrun._trusted = lambda path: True
+    tfrun.reap = lambda uid, rounds=50: None  # through it, `kill -1` as root would end us all
+argv, _ = tfrun._as_uid(2000, ["/tmp/t/executable"], "/tmp/t/executable")
+work = f"/tmp/t/{way.replace(' ', '-').replace(',', '')}"
+os.makedirs(work)
+res = tfrun.run([], cwd=work)
+print(json.dumps({"out": res.stdout, "alive": tfrun._alive(2000), "via": argv[0]}))
+"""
+# what a program left in a dropper others may write: it runs the next call as root
+FAKE_DROPPER = '#!/bin/sh\nshift\nexec "$@"\n'
+
+
+@pytest.mark.parametrize("way", ["tfdrop", "writable", "writable, trusted anyway"])
+def test_tfdrop_drops_as_setpriv_does_and_only_when_root_alone_may_change_it(
+    base_image: str, docker_client, way: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Built as the mutation analysis builds it, tfdrop gives the program exactly setpriv's
+    credentials and leaves nothing running. A dropper others may write (a program replaced it
+    with one that does not drop) is passed over for setpriv; trusted anyway (the defence off),
+    the next call runs as root."""
+    with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
+        assert box.exec("mkdir -p /tmp/t/eval/tests /usr/local/sbin", timeout=30, user="0:0").ok
+        box.put_file(asset("grading/tfdrop.c"), "/tmp/tfdrop.c")
+        build = "cc -O2 -static -o /usr/local/sbin/tfdrop /tmp/tfdrop.c"
+        assert box.exec(build, timeout=120, user="0:0").ok
+        if way != "tfdrop":
+            box.put_file(FAKE_DROPPER.encode(), "/usr/local/sbin/tfdrop", mode=0o777)
+        box.put_file(asset("grading/tfrun.py"), "/tmp/t/eval/tests/tfrun.py", mode=0o644)
+        box.put_file(CREDS.encode(), "/tmp/t/executable", mode=0o755)
+        box.put_file(DROPPING.encode(), "/tmp/call.py", mode=0o644)
+        res = box.exec(["python3", "/tmp/call.py", way], timeout=60, user="0:0")
+    assert res.ok, res.text()
+    seen = json.loads(res.stdout)
+    if way == "writable, trusted anyway":
+        assert seen["via"] == "/usr/local/sbin/tfdrop" and seen["out"].startswith("Uid:\t0\t0\t0\t0")
+        return
+    assert seen["via"] == ("/usr/local/sbin/tfdrop" if way == "tfdrop" else "/usr/bin/setpriv")
+    assert seen["out"] == DROPPED, seen["out"]
+    assert seen["alive"] is False
