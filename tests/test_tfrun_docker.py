@@ -170,7 +170,10 @@ def test_the_mutant_guard_kills_what_the_program_left_so_tfrun_only_looks(
     seen = json.loads(res.stdout)
     assert seen["out"] == "started\n"
     assert seen["alive"] is (way == "guard off, tfrun off")
-    assert seen["reapers"] == (1 if way == "guard off" else 0)
+    if way == "guard off":  # a killed process may not be gone at the first look: a round more
+        assert seen["reapers"] >= 1
+    else:
+        assert seen["reapers"] == 0
 
 
 # tfdrop (what the mutation analysis compiles for tfrun): the same credentials as setpriv, and
