@@ -42,6 +42,12 @@ class TaskStats(BaseModel):
         None, description="killed / (killed + survived) of reports/mutation.json; null: not analysed"
     )
     stage_seconds: dict[str, float] = Field(default_factory=dict)
+    recall_tests: int = Field(
+        0, description="tests that recall a published algorithm's bytes (triage class recall)"
+    )
+    recall_in_resolve: bool = Field(
+        False, description="whether they count towards resolved; false: ignored_tests, reason recall"
+    )
 
 
 class UpstreamInfo(BaseModel):

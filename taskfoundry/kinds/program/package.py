@@ -13,7 +13,13 @@ from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
-from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
+from taskfoundry.kinds.program.results import (
+    CleanroomStage,
+    FilterStage,
+    GenerateStage,
+    LintStage,
+    OriginCount,
+)
 from taskfoundry.kinds.program.settings import PackageSettings
 from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
 from taskfoundry.layout import REFERENCE_DIR
@@ -71,6 +77,8 @@ def package_stage(
         dummy_pass_rate=round(filt.dummy_pass_rate, 4),
         mutation_score=filt.mutation.score if filt.mutation else None,
         stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
+        recall_tests=len(filt.recall),
+        recall_in_resolve=filt.recall_in_resolve,
     )
     task = TaskYaml(
         repository=f"{src.owner}/{src.repo}",
@@ -157,5 +165,25 @@ def _reports(
             "probes_run": gen.probes_run,
             "exhausted": gen.exhausted,
             "seconds": gen.explorer_seconds,
+            "harvest": gen.harvest.model_dump(mode="json") if gen.harvest else None,
+            "origins": origin_table(gen, filt),
         },
     )
+
+
+def origin_table(gen: GenerateStage, filt: FilterStage) -> dict[str, dict[str, int]]:
+    """Per origin: probes run, tests written and the lines they reached first (the explorer's
+    counts), then the tests the filter and the guided step kept, and the mutants whose first
+    failing test is theirs."""
+    table = {k: {**v.model_dump(), "tests_kept": 0, "kills": 0} for k, v in gen.origins.items()}
+
+    def row(test: str) -> dict[str, int]:
+        origin = gen.test_origins.get(test, "unknown")
+        return table.setdefault(origin, {**OriginCount().model_dump(), "tests_kept": 0, "kills": 0})
+
+    for test in filt.kept:
+        row(test)["tests_kept"] += 1
+    for record in filt.mutation.records if filt.mutation else []:
+        if record.status == "killed" and record.killed_by:
+            row(record.killed_by)["kills"] += 1
+    return table

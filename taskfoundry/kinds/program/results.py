@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +25,28 @@ class CleanroomStage(BaseModel):
         return Outside(images=(self.image,))
 
 
+class OriginCount(BaseModel):
+    """What the probes of one origin did in one generation."""
+
+    probes: int = Field(0, description="run on the coverage build")
+    kept: int = Field(0, description="written as tests")
+    new_lines: int = Field(0, description="lines they reached first")
+
+
+class HarvestReport(BaseModel):
+    """What running the project's own tests with the recording shim gave (testgen.harvest)."""
+
+    status: Literal["harvested", "no_calls", "no_tests", "off", "error"]
+    command: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    calls: int = Field(0, description="calls of the program the shim recorded")
+    probes: int = Field(0, description="distinct replayable calls, as probes")
+    unreplayable: int = Field(0, description="calls left out: stdin never closed, or over its cap")
+    seconds: float = 0.0
+    detail: str = ""
+
+
 class GenerateStage(BaseModel):
     branch: str
     suite: Path  # holds eval/run.sh and eval/tests/
@@ -34,6 +57,9 @@ class GenerateStage(BaseModel):
     coverage: CoverageReport
     per_test_lines: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
     explorer_seconds: float = 0.0
+    harvest: HarvestReport | None = None
+    origins: dict[str, OriginCount] = Field(default_factory=dict, description="by origin (probes.family)")
+    test_origins: dict[str, str] = Field(default_factory=dict, description="JUnit name -> its origin")
 
     def outside(self) -> Outside:
         return Outside(dirs=(self.suite / "eval" / "tests",))
@@ -44,6 +70,9 @@ class LintStage(BaseModel):
     findings: int
     high: int
     report: dict[str, object]
+    recall: dict[str, list[DropRecord]] = Field(
+        default_factory=dict, description="tests with a recall assertion: the filter's to drop or keep"
+    )
 
 
 class FilterStage(BaseModel):
@@ -52,4 +81,6 @@ class FilterStage(BaseModel):
     dummy_pass_rate: float
     coverage: CoverageReport
     branch_error: str | None = None  # set when infrastructure failed: the branch is marked
+    recall: list[str] = Field(default_factory=list, description="tests with a recall assertion")
+    recall_in_resolve: bool = False
     mutation: MutationReport | None = None  # set by the mutation stage (None: not analysed)

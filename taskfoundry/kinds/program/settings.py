@@ -62,6 +62,14 @@ class AgentGenConfig(BaseModel):
     suite_timeout: float = Field(600.0, gt=0, description="seconds one pytest run of the suite may take")
 
 
+class HarvestConfig(BaseModel):
+    """The program's own test suite, run once with a recording shim: its calls become probes."""
+
+    enabled: bool = Field(True, description="run the project's tests and replay their calls as probes")
+    seconds: float = Field(300, gt=0, description="wall-time the project's test suite may take")
+    max_probes: int = Field(2000, ge=0, description="distinct recorded calls replayed at most")
+
+
 class ExplorerConfig(BaseModel):
     """Budgets and knobs of the explorer."""
 
@@ -83,6 +91,10 @@ class ExplorerConfig(BaseModel):
     )
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
     max_data_values: int = Field(80, description="installed data files tried as each data option's value")
+    harvest: HarvestConfig = Field(
+        default_factory=HarvestConfig,
+        description="the project's own tests' calls, replayed first (outside max_probes)",
+    )
 
 
 class FilterConfig(BaseModel):
@@ -95,6 +107,11 @@ class FilterConfig(BaseModel):
         True,
         description="every run in one pytest session a container (`parallel` containers, each "
         "with a share of the tests); false: one container and one session per run",
+    )
+    recall_in_resolve: bool = Field(
+        False,
+        description="keep tests that recall a published algorithm's bytes (a digest, codec output) "
+        "among those that decide resolved; false: they go to ignored_tests with reason recall",
     )
 
 

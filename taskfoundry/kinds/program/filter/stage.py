@@ -11,8 +11,8 @@ from taskfoundry.errors import FilterError, SandboxError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.filter.run import Grader, final_check, run_filter
 from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
-from taskfoundry.kinds.program.settings import FilterSettings
-from taskfoundry.models import CoverageReport
+from taskfoundry.kinds.program.settings import FilterConfig, FilterSettings
+from taskfoundry.models import CoverageReport, DropRecord
 
 log = logging.getLogger(__name__)
 
@@ -30,17 +30,20 @@ def filter_stage(
 ) -> FilterStage:
     usage = clean.usage.get("", "")
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
+    pre = pre_dropped(lint, settings.filter)
+    recall = {"recall": sorted(lint.recall), "recall_in_resolve": settings.filter.recall_in_resolve}
     try:
         grader = Grader.load(client, clean.image, gen.suite, _harness(settings.harness, len(gen.tests)))
-        res = run_filter(grader, gen.tests, usage, settings.filter, lint.dropped)
+        res = run_filter(grader, gen.tests, usage, settings.filter, pre)
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
         return FilterStage(
             kept=[],
-            dropped=lint.dropped,
+            dropped=pre,
             dummy_pass_rate=0.0,
             coverage=CoverageReport.from_lines({}, total),
             branch_error=f"infrastructure failure in the filter: {exc}",
+            **recall,
         )
     failed = final_check(grader, res.kept)
     if failed:
@@ -57,7 +60,19 @@ def filter_stage(
         dropped=res.dropped,
         dummy_pass_rate=res.dummy_pass_rate,
         coverage=CoverageReport.from_lines(covered, total),
+        **recall,
     )
+
+
+def pre_dropped(lint: LintStage, config: FilterConfig) -> dict[str, list[DropRecord]]:
+    """What is out before any run: the linter's HIGH findings, and the tests that recall a
+    published algorithm's bytes unless the config keeps them in the resolve metric (one such
+    test puts a whole task beyond a source-blind rebuild: resolved is all tests passing)."""
+    out = {k: list(v) for k, v in lint.dropped.items()}
+    if not config.recall_in_resolve:
+        for name, records in lint.recall.items():
+            out.setdefault(name, []).extend(records)
+    return out
 
 
 def _harness(harness: EvalConfig, tests: int) -> EvalConfig:

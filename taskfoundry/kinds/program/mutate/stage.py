@@ -124,10 +124,10 @@ def strengthen(
         summary.seconds = round(time.monotonic() - start, 2)
         return gen, _with(filt, report.model_copy(update={"guided": summary}))
     filtering = time.monotonic()
-    new_kept, new_dropped = _lint_and_filter(src, gen, clean, files, lines, settings, client)
+    new_kept, new_dropped, new_recall = _lint_and_filter(src, gen, clean, files, lines, settings, client)
     summary.tests_added, summary.tests_dropped = len(new_kept), len(new_dropped)
     summary.filter_seconds = round(time.monotonic() - filtering, 2)
-    gen2, filt2 = _merged(src, gen, filt, files, lines, new_kept, new_dropped, settings)
+    gen2, filt2 = _merged(src, gen, filt, files, lines, (new_kept, new_dropped, new_recall), settings)
     by_line = tests_by_line(new_kept, lines)
     blind = tuple(t for t in new_kept if t not in lines)  # no coverage of its own: try it on every one
     planned = [Planned(m, (*by_line.get(m.file, {}).get(m.line, ()), *blind)) for m in mutants]
@@ -278,8 +278,9 @@ def _lint_and_filter(
     lines: dict[str, dict[str, list[int]]],
     settings: MutationSettings,
     client: docker.DockerClient,
-) -> tuple[list[str], dict[str, list[DropRecord]]]:
-    """The new tests through the same linter and filter as the generated ones, on their own."""
+) -> tuple[list[str], dict[str, list[DropRecord]], list[str]]:
+    """The new tests through the same linter and filter as the generated ones, on their own:
+    kept, dropped, and those with a recall assertion."""
     suite = settings.names(src).suite_dir(f"{gen.branch}-mutants")
     write_suite(suite, files)
     alone = gen.model_copy(
@@ -290,10 +291,10 @@ def _lint_and_filter(
         filt = filter_stage(alone, lint, clean, settings.filter, client)
     except FilterError as exc:  # a kept test failed the final gold run: add none of them
         log.warning("%s: guided tests not added: %s", src.task_id, exc)
-        return [], {}
+        return [], {}, []
     if filt.branch_error:
         raise SandboxError(filt.branch_error)
-    return filt.kept, filt.dropped
+    return filt.kept, filt.dropped, filt.recall
 
 
 def _merged(
@@ -302,11 +303,12 @@ def _merged(
     filt: FilterStage,
     files: dict[str, str],
     lines: dict[str, dict[str, list[int]]],
-    kept: list[str],
-    dropped: dict[str, list[DropRecord]],
+    new: tuple[list[str], dict[str, list[DropRecord]], list[str]],
     settings: MutationSettings,
 ) -> tuple[GenerateStage, FilterStage]:
-    """The suite with the guided tests, as the generate and filter stages would describe it."""
+    """The suite with the guided tests (`new`: kept, dropped, recall), as the generate and
+    filter stages would describe it."""
+    kept, dropped, recall = new
     suite = settings.names(src).suite_dir(f"{gen.branch}-guided")
     write_suite(suite, {**_suite_files(gen.suite), **files})
     per_test = {**gen.per_test_lines, **lines}
@@ -316,6 +318,7 @@ def _merged(
             "tests": [*gen.tests, *lines],
             "generated": gen.generated + len(lines),
             "per_test_lines": per_test,
+            "test_origins": {**gen.test_origins, **dict.fromkeys(lines, "guided")},
         }
     )
     all_kept = [*filt.kept, *kept]
@@ -328,6 +331,7 @@ def _merged(
         update={
             "kept": all_kept,
             "dropped": {**filt.dropped, **dropped},
+            "recall": sorted({*filt.recall, *recall}),
             "coverage": CoverageReport.from_lines(covered, total),
         }
     )

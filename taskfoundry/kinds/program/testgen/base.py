@@ -9,7 +9,9 @@ from typing import Protocol
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.dotted import choose
 from taskfoundry.errors import ConfigError
+from taskfoundry.kinds.program.results import OriginCount
 from taskfoundry.kinds.program.settings import GeneratorSettings
+from taskfoundry.kinds.program.testgen.probes import Probe
 from taskfoundry.sandbox.base import Sandbox
 
 
@@ -28,6 +30,7 @@ class GenerationContext:
     config: GeneratorSettings
     usage: dict[str, str] = field(default_factory=dict)  # help text by command ('' top level)
     exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
+    harvested: tuple[Probe, ...] = ()  # the project's own tests' calls (testgen.harvest)
 
 
 @dataclass
@@ -41,6 +44,8 @@ class GeneratedBranch:
     probes_run: int = 0
     exhausted: str | None = None  # which budget ended the run, if one did
     seconds: float = 0.0
+    origins: dict[str, OriginCount] = field(default_factory=dict)
+    test_origins: dict[str, str] = field(default_factory=dict)  # JUnit name -> its probe's origin
 
 
 class Generator(Protocol):

@@ -14,19 +14,28 @@ import logging
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from taskfoundry.errors import GenerationError
+from taskfoundry.kinds.program.results import OriginCount
 from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen import runtime_inputs
 from taskfoundry.kinds.program.testgen.docexamples import Example
 from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
 from taskfoundry.kinds.program.testgen.help import HELP_FLAGS
 from taskfoundry.kinds.program.testgen.inputs import Corpus, build_corpus, mutate_text, named_data, values_for
-from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
+from taskfoundry.kinds.program.testgen.probes import (
+    HARVESTED,
+    Outcome,
+    Probe,
+    RunnerJob,
+    family,
+    install_runner,
+    run_probes,
+)
 from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage
 from taskfoundry.sandbox.base import Sandbox
 
@@ -68,6 +77,10 @@ class Exploration:
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
     spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
+    origins: dict[str, OriginCount] = field(default_factory=dict)  # by family (probes.family)
+
+    def origin(self, probe: Probe) -> OriginCount:
+        return self.origins.setdefault(family(probe.origin), OriginCount())
 
     def line_rate(self) -> float:
         tot = sum(len(v) for v in self.total.values())
@@ -93,12 +106,22 @@ class Explorer:
         self._features: set[str] = set()
         self._last_gain = 0  # probes run when a probe last reached a new line
         self._corpus = Corpus()
+        self._harvested: Sequence[Probe] = ()
+        self._free_runs = 0  # harvested probes run: outside the probe budget
 
     def run(
-        self, sandbox: Sandbox, repo: Path, names: set[str], usage: dict[str, str], log_path: Path
+        self,
+        sandbox: Sandbox,
+        repo: Path,
+        names: set[str],
+        usage: dict[str, str],
+        log_path: Path,
+        harvested: Sequence[Probe] = (),
     ) -> Exploration:
         """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
-        what the docs call the program; `usage` its help text by command (`capture_usage`)."""
+        what the docs call the program; `usage` its help text by command (`capture_usage`);
+        `harvested` the project's own tests' calls, run first."""
+        self._harvested = harvested
         start = time.monotonic()
         install_runner(sandbox)
         self.state.usage = dict(usage)
@@ -142,7 +165,7 @@ class Explorer:
 
     def _budget_spent(self, start: float) -> bool:
         cfg = self.config
-        runs, idle = self.state.probes_run, self.state.probes_run - self._last_gain
+        runs, idle = self.state.probes_run - self._free_runs, self.state.probes_run - self._last_gain
         if runs >= cfg.max_probes * cfg.growth or (
             runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
         ):
@@ -176,6 +199,8 @@ class Explorer:
     def _absorb(self, batch: list[Probe], outcomes: list[Outcome]) -> None:
         self.state.probes_run += len(batch)
         for probe, out in zip(batch, outcomes, strict=True):
+            self.state.origin(probe).probes += 1
+            self._free_runs += probe.origin == HARVESTED
             for name, lines in out.total.items():
                 self.state.total.setdefault(name, set()).update(lines)
             new = sum(len(lines - self.state.covered.get(n, set())) for n, lines in out.covered.items())
@@ -216,6 +241,8 @@ class Explorer:
         for item, a, b in zip(self.state.kept, first, second, strict=True):
             if a.writable and a.signature == b.signature:
                 kept.append(Kept(item.probe, a, item.feature, item.covered, item.new_lines))
+                self.state.origin(item.probe).kept += 1
+                self.state.origin(item.probe).new_lines += max(item.new_lines, 0)
             else:
                 log.info("skipping non-reproducible probe %s", item.probe.args)
         self.state.kept = kept
@@ -226,6 +253,7 @@ class Explorer:
             Probe(a)
             for a in [(), ("--help",), ("-h",), ("--version",), ("-V",), ("--no-such-option",), ("help",)]
         )
+        yield from self._harvested
         yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]

@@ -8,7 +8,7 @@ from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.kinds.program.testgen.base import GeneratedBranch, GenerationContext
 from taskfoundry.kinds.program.testgen.explorer import Explorer
-from taskfoundry.kinds.program.testgen.probes import RunnerJob
+from taskfoundry.kinds.program.testgen.probes import RunnerJob, family
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, write_spare
 from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
@@ -35,7 +35,12 @@ class ExplorerGenerator:
             exclude=ctx.exclude,
         )
         state = Explorer(cfg, job, GOLD).run(
-            ctx.sandbox, ctx.repo, program_names(ctx), ctx.usage, ctx.log_dir / "probes.jsonl"
+            ctx.sandbox,
+            ctx.repo,
+            program_names(ctx),
+            ctx.usage,
+            ctx.log_dir / "probes.jsonl",
+            ctx.harvested,
         )
         # the guided step's candidates: the probes not kept, then the kept ones (whose
         # neighbours may tell a survivor apart where the probe itself does not)
@@ -55,4 +60,6 @@ class ExplorerGenerator:
             probes_run=state.probes_run,
             exhausted=state.exhausted,
             seconds=state.seconds,
+            origins=state.origins,
+            test_origins={w.junit_name: family(state.kept[w.kept].probe.origin) for w in written},
         )

@@ -13,6 +13,31 @@ from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import Sandbox
 
 RUNNER_PATH = "/tmp/tf_probe_runner.py"
+HARVESTED = "harvested"  # a call the project's own tests made (testgen.harvest)
+
+# What wrote a probe, as reports/generate.json counts it: the explorer's own kinds of candidate
+# grouped by where their inputs came from.
+FAMILIES = {
+    "explore": "usage",
+    "file": "usage",
+    "option": "usage",
+    "stdin": "usage",
+    "bytes": "usage",
+    "docs": "docs",
+    "data": "runtime_data",
+    "hypothesis": "random",
+    "random": "random",
+    "output": "random",
+    HARVESTED: "harvested",
+    "guided": "guided",
+    "agent": "agent",
+}
+
+
+def family(origin: str) -> str:
+    """The report's origin of a probe's own `origin` (usage, docs, runtime_data, random,
+    harvested, guided, agent)."""
+    return FAMILIES.get(origin, origin)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from taskfoundry.assets import asset
 from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
 from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
+from taskfoundry.kinds.program.testgen.harvest import harvest
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, SourceResult
@@ -35,10 +37,12 @@ def generate_stage(
 ) -> GenerateStage:
     names = settings.names(src)
     generator = make_generator(settings.generator.name)
+    harvested, report = harvest(
+        client, build.image, src.path, build.recipe, build.program, settings.generator.explorer.harvest
+    )
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
-        branch = generator.generate(
-            generation_context(box, src, build, clean, settings.generator, names.generate_dir)
-        )
+        ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir)
+        branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested)))
     suite = names.suite_dir(branch.name)
     write_suite(suite, branch.files)
     return GenerateStage(
@@ -51,6 +55,9 @@ def generate_stage(
         coverage=CoverageReport.from_lines(branch.covered, branch.total),
         per_test_lines=branch.per_test_lines,
         explorer_seconds=branch.seconds,
+        harvest=report,
+        origins=branch.origins,
+        test_origins=branch.test_origins,
     )
 
 

@@ -1,0 +1,153 @@
+"""The recording shim run for real on this host, and the host side that turns its log into probes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taskfoundry.assets import asset
+from taskfoundry.builders.recipe import Recipe
+from taskfoundry.kinds.program.testgen.harvest import data_dirs, own_test_command, to_probes
+
+REAL = """#!/bin/sh
+# stands for the program: echoes its arguments, its stdin, and exits with $CODE
+echo "args: $*"
+cat
+[ -n "${KILL:-}" ] && kill -"$KILL" $$
+exit "${CODE:-0}"
+"""
+
+
+@pytest.fixture()
+def shim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    real = tmp_path / "real"
+    real.write_text(REAL)
+    real.chmod(0o755)
+    log = tmp_path / "calls.jsonl"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"real": str(real), "log": str(log)}))
+    path = tmp_path / "bin" / "prog"
+    path.parent.mkdir()
+    path.write_bytes(asset("program/harvest_shim.py"))
+    path.chmod(0o755)
+    monkeypatch.setenv("TF_HARVEST_CONFIG", str(config))
+    return path, log
+
+
+def _calls(log: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_the_shim_records_a_call_and_hands_it_on_unchanged(shim: tuple[Path, Path], tmp_path: Path) -> None:
+    path, log = shim
+    data = tmp_path / "work" / "in.txt"
+    data.parent.mkdir()
+    data.write_text("alpha\n")
+    run = subprocess.run(
+        [str(path), "-x", str(data), "--font=in.txt"],
+        input=b"from stdin\n",
+        capture_output=True,
+        cwd=data.parent,
+        env={**os.environ, "CODE": "3"},
+    )
+    assert run.returncode == 3
+    assert run.stdout == f"args: -x {data} --font=in.txt\nfrom stdin\n".encode()
+    (call,) = _calls(log)
+    assert call["argv"] == ["-x", str(data), "--font=in.txt"]
+    assert call["stdin_complete"] is True
+    # in.txt twice (its absolute path, and relative in the working directory): one copy
+    (probe,), unreplayable = to_probes(_calls(log), cap=10)
+    assert unreplayable == 0
+    assert probe.origin == "harvested"
+    assert probe.stdin == "from stdin\n"
+    # the absolute path becomes a copy in the scratch directory; the relative one stays
+    assert probe.args == ("-x", "in.txt", "--font=in.txt")
+    assert dict(probe.files) == {"in.txt": "alpha\n"}
+
+
+def test_the_shim_dies_of_the_programs_signal_and_records_no_stdin_from_a_terminal_less_run(
+    shim: tuple[Path, Path], tmp_path: Path
+) -> None:
+    path, log = shim
+    run = subprocess.run(
+        [str(path), "a b"], stdin=subprocess.DEVNULL, capture_output=True, env={**os.environ, "KILL": "TERM"}
+    )
+    assert run.returncode == -signal.SIGTERM
+    (call,) = _calls(log)
+    assert call["stdin"] == "" and call["argv"] == ["a b"]
+
+
+def test_a_stdin_left_open_is_handed_on_but_not_replayed(shim: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    path, log = shim
+    code = asset("program/harvest_shim.py").decode().replace("STDIN_WAIT = 10.0", "STDIN_WAIT = 0.5")
+    path.write_text(code)
+    proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(b"early\n")
+    proc.stdin.flush()
+    import time
+
+    time.sleep(1.0)  # past the shim's wait: the call is recorded as incomplete
+    proc.stdin.write(b"late\n")
+    proc.stdin.close()
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    assert proc.wait(timeout=20) == 0
+    assert out == b"args: \nearly\nlate\n"
+    probes, unreplayable = to_probes(_calls(log), cap=10)
+    assert (probes, unreplayable) == ([], 1)
+
+
+def test_a_directory_of_the_installed_data_is_mapped_to_where_the_install_put_it() -> None:
+    dirs = data_dirs(["usr/local/share/figlet/big.flf", "usr/local/share/figlet/small.flf", "usr/share/x/y.txt"])
+    call = {
+        "argv": ["-d", "fonts", "-f", "big", "hi"],
+        "stdin": "",
+        "dirs": {"1": ["", "fonts", ["big.flf", "small.flf", "Makefile"]]},
+    }
+    other = {**call, "argv": ["-d", "elsewhere"], "dirs": {"1": ["", "elsewhere", ["a.c", "b.c", "big.flf"]]}}
+    probes, _ = to_probes([call, other, call], cap=10, dirs=dirs)
+    assert [p.args for p in probes] == [("-d", "/usr/local/share/figlet", "-f", "big", "hi"), ("-d", "elsewhere")]
+    assert len(to_probes([call, other], cap=1, dirs=dirs)[0]) == 1
+
+
+def _recipe(kind: str) -> Recipe:
+    return Recipe(kind=kind, language="c", build=[], coverage_build=[], executable="p", coverage_executable="p")
+
+
+@pytest.mark.parametrize(
+    ("kind", "files", "expected"),
+    [
+        ("make", {"Makefile": "all:\n\ncheck: all\n\tsh t.sh\n"}, "make -k check"),
+        ("make", {"Makefile": "all:\ntest:\n\tsh t.sh\n"}, "make -k test"),
+        ("make", {"Makefile": "all:\n", "run-tests.sh": "true\n"}, "sh run-tests.sh"),
+        ("autotools", {"Makefile.am": "bin_PROGRAMS = p\n"}, "make -k check"),
+        ("make", {"Makefile": "all:\n"}, None),
+        ("cmake", {"CMakeLists.txt": "add_test(NAME a COMMAND p)\n"}, "ctest --test-dir _build --output-on-failure"),
+        ("cmake", {"CMakeLists.txt": "project(p)\n"}, None),
+        ("go", {"main.go": "package main\n", "main_test.go": "package main\n"}, "go test ./..."),
+        ("cargo", {"src/main.rs": "fn main() {}\n"}, None),
+        ("cargo", {"src/main.rs": "#[test]\nfn t() {}\n"}, "cargo test --offline -q --no-run"),
+    ],
+)
+def test_the_projects_own_test_command_is_found_by_kind(
+    tmp_path: Path, kind: str, files: dict[str, str], expected: str | None
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = own_test_command(tmp_path, _recipe(kind))
+    assert (found is None) if expected is None else (found is not None and found.startswith(expected))
+
+
+def test_the_shim_is_standard_library_python() -> None:
+    # it runs under whatever python3 the build image has: no third-party import
+    code = asset("program/harvest_shim.py").decode()
+    imports = {line.split()[1] for line in code.splitlines() if line.startswith(("import ", "from "))}
+    assert imports <= set(sys.stdlib_module_names)
