@@ -2,7 +2,13 @@
 kept tests, first-party line coverage, mutation score, explorer and mutation seconds.
 
     .venv/bin/python benchmarks/strength.py [SOURCE ...] [--budget 200] [--workers 2]
-        [--max-probes 600] [--out DIR] [--json FILE]
+        [--max-probes 600] [--out DIR] [--json FILE] [--modes own,ours,harvested]
+
+Each mode is a row per source, on the same mutants (same seed and budget):
+  own        the project's own tests as a suite: every call they made of the program
+             (testgen.harvest), a test each, judged by exact output; no other probe, no guided step
+  ours       the explorer and the guided step without the harvest
+  harvested  the default: the harvested calls first, then the explorer and the guided step
 
 Runs the stage functions directly (no Prefect): source, build, cleanroom, generate, lint,
 filter, mutation (with mutation-guided generation unless --no-guided). Images are reused
@@ -28,6 +34,7 @@ from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.program.package import origin_table
 from taskfoundry.models import save_json
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.source import source_stage
@@ -36,19 +43,33 @@ from taskfoundry.sandbox.docker import docker_client
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")]
 HEAD = (
-    "| task | lang | kept tests | line coverage | mutation score | after guided (+tests) | killed / "
-    "survived / timeout / build failed / equivalent (after) | explorer s | mutation s (guided s) | "
+    "| task | mode | lang | harvest | kept tests (harvested) | line coverage | mutation score | "
+    "after guided (+tests) | killed / survived / timeout / build failed / equivalent (after) | "
+    "explorer s | mutation s (guided s) | "
     "mean rebuild s | mean tests s | load |"
 )
 
 
-def measure(source: str, config: Config) -> dict[str, Any]:
+MODES = ("own", "ours", "harvested")
+
+
+def mode_config(config: Config, mode: str) -> Config:
+    """`config` set up for one mode (see the module's docstring)."""
+    new = config.model_copy(deep=True)
+    new.explorer.harvest.enabled = mode != "ours"
+    new.explorer.harvest.only = mode == "own"
+    if mode == "own":
+        new.mutation.guided = False
+    return new
+
+
+def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, Any]:
     client, kind = docker_client(), ProgramKind()
     src = source_stage(source, config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
     clean = kind.start_state(src, build, sections.for_cleanroom(config), client)
     gen = kind.generate(src, build, clean, sections.for_generate(config), client)
-    stored = config.work_dir / "strength" / src.task_id
+    stored = config.work_dir / "strength" / src.task_id / mode
     save_json(stored / "generate.json", gen)  # readable before the slow stages end
     print(
         f"# {src.task_id}: explorer {gen.generated} tests, {gen.coverage.line_rate:.1%} lines, "
@@ -75,8 +96,15 @@ def measure(source: str, config: Config) -> dict[str, Any]:
     ):
         save_json(stored / f"{name}.json", model)
     built = [r for r in report.records if r.status != "build_failed"]
+    origins = origin_table(suite, verdict)
+    harvest = gen.harvest
     return {
         "task": src.task_id,
+        "mode": mode,
+        "harvest": f"{harvest.status} ({harvest.calls} calls, {harvest.seconds:.0f} s)" if harvest else "-",
+        "origins": origins,
+        "harvested_kept": origins.get("harvested", {}).get("tests_kept", 0),
+        "harvested_kills": origins.get("harvested", {}).get("kills", 0),
         "language": build.recipe.language,
         "kept": len(verdict.kept),
         "line_rate": verdict.coverage.line_rate,
@@ -106,7 +134,8 @@ def row(m: dict[str, Any]) -> str:
     before = f"skipped: {m['skipped'][:60]}" if m["skipped"] else _pct(m["score_before"])
     counts = " / ".join(str(c) for c in m["counts"])
     return (
-        f"| {m['task']} | {m['language']} | {m['kept']} | {m['line_rate']:.1%} | {before} | "
+        f"| {m['task']} | {m['mode']} | {m['language']} | {m['harvest']} | {m['kept']} "
+        f"({m['harvested_kept']}) | {m['line_rate']:.1%} | {before} | "
         f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
         f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
         f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} |"
@@ -122,6 +151,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-strength"))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--guided", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: " + ", ".join(MODES))
     args = parser.parse_args()
     config = Config(out=args.out)
     config.explorer.max_probes = args.max_probes
@@ -132,11 +162,12 @@ def main() -> None:
     print("|" + "---|" * HEAD.count(" | ") + "---|")
     results = []
     for source in args.sources:
-        try:
-            results.append(measure(source, config))
-            print(row(results[-1]), flush=True)
-        except TaskfoundryError as exc:
-            print(f"| {source} | failed: {exc} |", flush=True)
+        for mode in args.modes.split(","):
+            try:
+                results.append(measure(source, mode_config(config, mode), mode))
+                print(row(results[-1]), flush=True)
+            except TaskfoundryError as exc:
+                print(f"| {source} | {mode} | failed: {exc} |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

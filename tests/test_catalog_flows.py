@@ -38,6 +38,7 @@ def test_build_many_publishes_the_catalog_of_its_out_folder(tmp_path: Path, pref
         "language": "go",
         "difficulty": "hard",
         "tests": "3",
+        "recall": "0",
         "coverage": "50.0%",
         "mutation score": "75.0%",
         "gold": "n/a",

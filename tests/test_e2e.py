@@ -116,3 +116,22 @@ def test_second_build_reuses_images(csvq_task: Path, prefect_harness) -> None:  
     assert result.exit_code == 0, result.output
     built = json.loads((csvq_task / "reports" / "images.json").read_text())
     assert built["task_built"] is False and built["cleanroom_built"] is False
+
+
+def test_the_examples_own_tests_are_harvested_replayed_and_kept(csvq_task: Path) -> None:
+    """csvq's `make check` (tests/run.sh) ran with the recording shim: its calls of csvq came
+    back as probes, and some became hidden tests; every origin is counted in generate.json."""
+    report = json.loads((csvq_task / "reports" / "generate.json").read_text())
+    harvest = report["harvest"]
+    assert harvest["status"] == "harvested" and harvest["command"] == "make -k check", harvest
+    assert harvest["exit_code"] == 0  # the project's suite passed through the shim
+    assert harvest["calls"] >= 20 and harvest["probes"] >= 20
+    origins = report["origins"]
+    assert origins["harvested"]["probes"] == harvest["probes"]
+    assert origins["harvested"]["tests_kept"] >= 1
+    assert {"usage", "harvested"} <= set(origins)
+    kept = json.loads((csvq_task / "reports" / "filter.json").read_text())["kept"]
+    assert sum(row["tests_kept"] for row in origins.values()) == len(kept)
+    mutation = json.loads((csvq_task / "reports" / "mutation.json").read_text())
+    killed = sum(r["status"] == "killed" for r in mutation["records"])
+    assert sum(row["kills"] for row in origins.values()) == killed

@@ -83,7 +83,9 @@ def test_the_shim_dies_of_the_programs_signal_and_records_no_stdin_from_a_termin
     assert call["stdin"] == "" and call["argv"] == ["a b"]
 
 
-def test_a_stdin_left_open_is_handed_on_but_not_replayed(shim: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stdin_left_open_is_handed_on_but_not_replayed(
+    shim: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, log = shim
     code = asset("program/harvest_shim.py").decode().replace("STDIN_WAIT = 10.0", "STDIN_WAIT = 0.5")
     path.write_text(code)
@@ -105,7 +107,9 @@ def test_a_stdin_left_open_is_handed_on_but_not_replayed(shim: tuple[Path, Path]
 
 
 def test_a_directory_of_the_installed_data_is_mapped_to_where_the_install_put_it() -> None:
-    dirs = data_dirs(["usr/local/share/figlet/big.flf", "usr/local/share/figlet/small.flf", "usr/share/x/y.txt"])
+    dirs = data_dirs(
+        ["usr/local/share/figlet/big.flf", "usr/local/share/figlet/small.flf", "usr/share/x/y.txt"]
+    )
     call = {
         "argv": ["-d", "fonts", "-f", "big", "hi"],
         "stdin": "",
@@ -113,12 +117,17 @@ def test_a_directory_of_the_installed_data_is_mapped_to_where_the_install_put_it
     }
     other = {**call, "argv": ["-d", "elsewhere"], "dirs": {"1": ["", "elsewhere", ["a.c", "b.c", "big.flf"]]}}
     probes, _ = to_probes([call, other, call], cap=10, dirs=dirs)
-    assert [p.args for p in probes] == [("-d", "/usr/local/share/figlet", "-f", "big", "hi"), ("-d", "elsewhere")]
+    assert [p.args for p in probes] == [
+        ("-d", "/usr/local/share/figlet", "-f", "big", "hi"),
+        ("-d", "elsewhere"),
+    ]
     assert len(to_probes([call, other], cap=1, dirs=dirs)[0]) == 1
 
 
 def _recipe(kind: str) -> Recipe:
-    return Recipe(kind=kind, language="c", build=[], coverage_build=[], executable="p", coverage_executable="p")
+    return Recipe(
+        kind=kind, language="c", build=[], coverage_build=[], executable="p", coverage_executable="p"
+    )
 
 
 @pytest.mark.parametrize(
@@ -129,7 +138,11 @@ def _recipe(kind: str) -> Recipe:
         ("make", {"Makefile": "all:\n", "run-tests.sh": "true\n"}, "sh run-tests.sh"),
         ("autotools", {"Makefile.am": "bin_PROGRAMS = p\n"}, "make -k check"),
         ("make", {"Makefile": "all:\n"}, None),
-        ("cmake", {"CMakeLists.txt": "add_test(NAME a COMMAND p)\n"}, "ctest --test-dir _build --output-on-failure"),
+        (
+            "cmake",
+            {"CMakeLists.txt": "add_test(NAME a COMMAND p)\n"},
+            "ctest --test-dir _build --output-on-failure",
+        ),
         ("cmake", {"CMakeLists.txt": "project(p)\n"}, None),
         ("go", {"main.go": "package main\n", "main_test.go": "package main\n"}, "go test ./..."),
         ("cargo", {"src/main.rs": "fn main() {}\n"}, None),

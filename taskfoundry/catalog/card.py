@@ -5,8 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from taskfoundry.catalog.catalog import Catalog
+from taskfoundry.models import TaskStats
 
-COLUMNS = ("task", "kind", "language", "difficulty", "tests", "coverage", "mutation score", "gold")
+COLUMNS = ("task", "kind", "language", "difficulty", "tests", "recall", "coverage", "mutation score", "gold")
 
 
 def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
@@ -18,12 +19,19 @@ def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
             "language": r.language,
             "difficulty": r.difficulty,
             "tests": str(r.tests),
+            "recall": recall_cell(r.stats),
             "coverage": f"{r.line_rate:.1%}",
             "mutation score": "n/a" if r.mutation_score is None else f"{r.mutation_score:.1%}",
             "gold": r.gold_integrity or "n/a",
         }
         for r in cat
     ]
+
+
+def recall_cell(stats: TaskStats) -> str:
+    """Tests that recall a published algorithm's bytes: a count, `+` when they count towards
+    resolved (the config kept them in), else they are ignored tests."""
+    return f"{stats.recall_tests}{'+' if stats.recall_in_resolve and stats.recall_tests else ''}"
 
 
 class Spread(BaseModel):
@@ -59,6 +67,9 @@ class CardSummary(BaseModel):
     by_difficulty: dict[str, int] = Field(default_factory=dict)
     coverage: Spread = Field(default_factory=Spread)
     mutation_score: Spread = Field(default_factory=Spread)
+    recall_tests: int = Field(0, description="tests that recall an algorithm's bytes, over all tasks")
+    recall_tasks: int = Field(0, description="tasks with at least one")
+    recall_in_resolve: int = Field(0, description="of those tasks, the ones whose resolve metric counts them")
 
     @classmethod
     def of(cls, cat: Catalog) -> CardSummary:
@@ -70,6 +81,18 @@ class CardSummary(BaseModel):
             by_difficulty=cat.breakdown("difficulty"),
             coverage=Spread.of([r.line_rate for r in cat]),
             mutation_score=Spread.of([r.mutation_score for r in cat if r.mutation_score is not None]),
+            recall_tests=sum(r.stats.recall_tests for r in cat),
+            recall_tasks=sum(r.stats.recall_tests > 0 for r in cat),
+            recall_in_resolve=sum(r.stats.recall_tests > 0 and r.stats.recall_in_resolve for r in cat),
+        )
+
+    def recall_text(self) -> str:
+        if not self.recall_tests:
+            return "none"
+        kept = f"; counted towards resolved in {self.recall_in_resolve}" if self.recall_in_resolve else ""
+        return (
+            f"{self.recall_tests} tests in {self.recall_tasks} tasks pin a published algorithm's bytes "
+            f"(a digest, codec output): out of the resolve metric (`ignored_tests`, reason `recall`){kept}"
         )
 
 
@@ -100,7 +123,8 @@ def dataset_card(name: str, as_of: str, made: str, namespace: str, cat: Catalog,
         f"- by kind: {_counts(s.by_kind)}\n- by language: {_counts(s.by_language)}\n"
         f"- by difficulty: {_counts(s.by_difficulty)}\n"
         f"- line coverage of the hidden tests: {s.coverage.text()}\n"
-        f"- mutation score: {s.mutation_score.text()}\n\n"
+        f"- mutation score: {s.mutation_score.text()}\n"
+        f"- recall tests: {s.recall_text()}\n\n"
         f"## Use\n\n```sh\n"
         f"{load}   # checks every file's sha256, loads the images\n"
         f"taskfoundry tasks .                      # the catalog\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from taskfoundry.flows.summary import RunRow, RunSummary
-from taskfoundry.models import TaskYaml, load_yaml_model
+from taskfoundry.models import TaskStats, TaskYaml, load_yaml_model
 
 
 @dataclass
@@ -68,6 +68,16 @@ def mutation_text(report: dict[str, Any]) -> str:
     )
 
 
+def recall_text(s: TaskStats) -> str:
+    """How many tests recall a published algorithm's bytes, and whether they decide resolved."""
+    if not s.recall_tests:
+        return "none"
+    where = (
+        "kept in the resolve metric" if s.recall_in_resolve else "out of the resolve metric (ignored_tests)"
+    )
+    return f"{s.recall_tests}, {where}"
+
+
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "none"
 
@@ -86,6 +96,7 @@ def task_table(
         ("dropped", _counts(s.dropped)),
         ("line coverage", f"{s.line_rate:.1%}"),
         ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"),
+        ("recall tests", recall_text(s)),
         ("mutation score", facts.mutation),
         ("lint findings", _counts(facts.lint)),
         ("triage", _counts(facts.triage)),
@@ -133,6 +144,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- line coverage of kept tests: {s.line_rate:.1%} "
         f"({s.lines_covered}/{s.lines_total} first-party lines)\n"
         f"- dummy pass rate before filtering: {s.dummy_pass_rate:.1%}\n"
+        f"- recall tests: {recall_text(s)}\n"
         f"- mutation score of kept tests: {facts.mutation}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
         f"- leak scan: {facts.leak}; test assets: {facts.assets}\n"

@@ -68,6 +68,11 @@ class HarvestConfig(BaseModel):
     enabled: bool = Field(True, description="run the project's tests and replay their calls as probes")
     seconds: float = Field(300, gt=0, description="wall-time the project's test suite may take")
     max_probes: int = Field(2000, ge=0, description="distinct recorded calls replayed at most")
+    only: bool = Field(
+        False,
+        description="a test of every replayable call and no other probe: the project's own tests "
+        "as a suite (benchmarks/strength.py's own-tests row)",
+    )
 
 
 class ExplorerConfig(BaseModel):

@@ -207,7 +207,8 @@ class Explorer:
             feature = _feature(probe, out)
             if not out.writable:
                 continue
-            if new == 0 and (feature in self._features or self._features_full()):
+            seen = feature in self._features or self._features_full()
+            if new == 0 and seen and not self._every_call(probe):
                 if not runtime_trace(out) and not dummy_passing(probe, out, self.state.usage.get("", "")):
                     self.state.spare.append(Kept(probe, out, feature, out.covered, 0))
                 continue
@@ -224,6 +225,10 @@ class Explorer:
                 self._corpus.add_output(probe, out)
             self._features.add(feature)
             self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _every_call(self, probe: Probe) -> bool:
+        """The project's own tests as a suite (`harvest.only`): each of their calls is a test."""
+        return self.config.harvest.only and probe.origin == HARVESTED
 
     def _features_full(self) -> bool:
         """Enough tests kept for option combinations alone: a program with many flags has more
@@ -249,6 +254,9 @@ class Explorer:
 
     # candidate generation ----------------------------------------------------------
     def _candidates(self, usages: dict[str, Usage], corpus: Corpus) -> Iterator[Probe]:
+        if self.config.harvest.only:
+            yield from self._harvested
+            return
         yield from (
             Probe(a)
             for a in [(), ("--help",), ("-h",), ("--version",), ("-V",), ("--no-such-option",), ("help",)]
