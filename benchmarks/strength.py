@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -34,6 +35,7 @@ from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.program.mutate.models import MutantRecord
 from taskfoundry.kinds.program.package import origin_table
 from taskfoundry.models import save_json
 from taskfoundry.pipeline.build import build_stage
@@ -46,7 +48,7 @@ HEAD = (
     "| task | mode | lang | harvest | kept tests (harvested) | line coverage | mutation score | "
     "after guided (+tests) | killed / survived / timeout / build failed / equivalent (after) | "
     "explorer s | mutation s (guided s) | "
-    "mean rebuild s | mean tests s | load |"
+    "mean rebuild s | mean tests s | load | survivors' causes |"
 )
 
 
@@ -103,6 +105,7 @@ def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, A
         "mode": mode,
         "harvest": f"{harvest.status} ({harvest.calls} calls, {harvest.seconds:.0f} s)" if harvest else "-",
         "origins": origins,
+        "causes": survivor_causes(report.records),
         "harvested_kept": origins.get("harvested", {}).get("tests_kept", 0),
         "harvested_kills": origins.get("harvested", {}).get("kills", 0),
         "language": build.recipe.language,
@@ -126,6 +129,28 @@ def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, A
     }
 
 
+_CLEANUP = re.compile(r"\b(free|fclose|close|munmap|\w+_free|drop)\s*\(")
+
+
+def survivor_causes(records: list[MutantRecord]) -> dict[str, int]:
+    """Why the survivors survive, as far as the records tell: a release removed (free, close:
+    nothing a test can observe), an input space barely tried (two tests or fewer reach the
+    line), or many tests reach it and none tells (an equivalent mutant, or a value no input
+    gave)."""
+    found: dict[str, int] = {}
+    for r in records:
+        if r.status != "survived":
+            continue
+        if r.operator == "statement" and _CLEANUP.search(r.original):
+            cause = "cleanup"
+        elif r.tests_run <= 2:
+            cause = "few inputs"
+        else:
+            cause = "many inputs, none tells"
+        found[cause] = found.get(cause, 0) + 1
+    return found
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
@@ -138,7 +163,8 @@ def row(m: dict[str, Any]) -> str:
         f"({m['harvested_kept']}) | {m['line_rate']:.1%} | {before} | "
         f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
         f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
-        f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} |"
+        f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} | "
+        f"{', '.join(f'{k} {v}' for k, v in m['causes'].items()) or '-'} |"
     )
 
 

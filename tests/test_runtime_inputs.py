@@ -41,7 +41,11 @@ def test_a_directory_option_gets_where_the_data_is_installed() -> None:
 
 def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
     copies = variants("mini.flf", FONT)
-    assert sorted(copies) == ["mini-cut.flf", "mini-zip.flf", "mini.flf.gz"]
+    assert sorted(copies) == ["mini-cut.flf", "mini-stored.flf", "mini-zip.flf", "mini.flf.gz"]
+    stored = copies["mini-stored.flf"]
+    with zipfile.ZipFile(io.BytesIO(stored)) as archive:  # type: ignore[arg-type]
+        assert archive.getinfo("mini.flf").compress_type == zipfile.ZIP_STORED
+        assert archive.read("mini.flf") == FONT
     packed = copies["mini-zip.flf"]
     assert isinstance(packed, bytes) and packed.startswith(b"PK\x03\x04")
     with zipfile.ZipFile(io.BytesIO(packed)) as archive:
@@ -139,6 +143,9 @@ def test_guided_neighbours_move_numbers_and_reshape_input_by_one_line() -> None:
     assert ("top", "-n", "3") in args and ("top", "-n", "1") in args  # a number moved by one
     stdins = {p.stdin for p in found}
     assert {"a 1\nb 2\n", "a 1\na 1\nb 2\nc 3\n"} <= stdins  # the input one line away
+    wide = neighbours(Probe(("-f", "big", "Hi 2")), limit=40)
+    assert {("-f", "big", "éi 2"), ("-f", "big", "€i 2"), ("-f", "big", "𝄞i 2")} <= {p.args for p in wide}
+    assert not any(p.args[0] != "-f" for p in wide)  # an option's name is not varied
     assert len(found) <= 20 and all(p.files == probe.files for p in found)  # binary files kept as they are
 
 

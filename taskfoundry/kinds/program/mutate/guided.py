@@ -142,7 +142,7 @@ def neighbours(probe: Probe, limit: int = 20) -> list[Probe]:
     """The probe with one number moved by one or set to 0, in an argument, on stdin or in an
     input file: the boundaries a flipped comparison or an off-by-one constant shows at. Then
     its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
-    shows."""
+    shows; and a letter of it written wide (`char_variants`)."""
     found: dict[str, Probe] = {}
     for where, text in _texts(probe):
         for match in list(_NUMBER.finditer(text))[:4]:
@@ -153,12 +153,26 @@ def neighbours(probe: Probe, limit: int = 20) -> list[Probe]:
                     found.setdefault(variant.key, variant)
     numbers = list(found.values())[: limit // 2]
     shaped: dict[str, Probe] = {}
-    for where, text in _texts(probe):
-        if where[0] != "arg":
-            for reshaped in line_variants(text):
-                variant = _with(probe, where, reshaped)
-                shaped.setdefault(variant.key, variant)
+    texts = sorted(_texts(probe), key=lambda t: t[0][0] == "arg")  # inputs before arguments
+    reshaped = [(w, v) for w, text in texts if w[0] != "arg" for v in line_variants(text)]
+    wide = [(w, v) for w, text in texts if not text.startswith("-") for v in char_variants(text)]
+    for where, other in [*reshaped, *wide]:
+        variant = _with(probe, where, other)
+        shaped.setdefault(variant.key, variant)
     return [*numbers, *list(shaped.values())[: limit - len(numbers)]]
+
+
+# a letter as UTF-8 of two, three and four bytes: a decoder's every sequence length
+_WIDE = ("é", "€", "𝄞")
+
+
+def char_variants(text: str) -> list[str]:
+    """The text with its first letter written as a character of two, three and four UTF-8
+    bytes: where a decoder, a width count or a byte/character confusion shows."""
+    first = next((i for i, c in enumerate(text) if c.isascii() and c.isalpha()), None)
+    if first is None:
+        return []
+    return [text[:first] + wide + text[first + 1 :] for wide in _WIDE]
 
 
 def line_variants(text: str) -> list[str]:

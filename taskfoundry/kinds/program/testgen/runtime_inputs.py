@@ -72,15 +72,14 @@ def data_names(paths: list[str]) -> list[str]:
 def variants(name: str, data: bytes) -> dict[str, str | bytes]:
     """Copies of one data file (its base name `name`) in the forms a reader meets: zipped
     (one member, under the file's own suffix: a reader that sniffs the format finds it),
-    gzipped (`.gz` added), and cut to its first quarter (text only)."""
+    deflated and stored (an inflater's Huffman tables and its copy path), gzipped (`.gz`
+    added), and cut to its first quarter (text only)."""
     path = PurePosixPath(name)
     suffix = "".join(path.suffixes)
     base = name[: len(name) - len(suffix)] if suffix else name
-    packed = io.BytesIO()
-    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), data, compress_type=zipfile.ZIP_DEFLATED)
     out: dict[str, str | bytes] = {
-        f"{base}-zip{suffix}": packed.getvalue(),
+        f"{base}-zip{suffix}": _zipped(name, data, zipfile.ZIP_DEFLATED),
+        f"{base}-stored{suffix}": _zipped(name, data, zipfile.ZIP_STORED),
         f"{name}.gz": gzip.compress(data, mtime=0),
     }
     try:
@@ -92,18 +91,27 @@ def variants(name: str, data: bytes) -> dict[str, str | bytes]:
     return out
 
 
+def _zipped(name: str, data: bytes, how: int) -> bytes:
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", how) as archive:
+        archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), data, compress_type=how)
+    return packed.getvalue()
+
+
 def data_inputs(sandbox: Sandbox, paths: list[str]) -> dict[str, str | bytes]:
-    """`variants` of the smallest data file of each family, read from the runtime-data tar."""
+    """`variants` of the smallest and the largest data file of each family (under the size cap;
+    a larger file gives a deflater more than one kind of block), read from the runtime-data tar."""
     if not paths:
         return {}
     res = sandbox.exec(["tar", "-tvf", RUNTIME_TAR], timeout=60)
     sizes = _sizes(res.stdout.decode(errors="replace")) if res.ok else {}
-    smallest: dict[str, str] = {}
+    chosen: dict[tuple[str, bool], str] = {}
     for path in sorted(paths, key=lambda p: (sizes.get(p, MAX_DATA_BYTES + 1), p)):
         if 0 < sizes.get(path, 0) <= MAX_DATA_BYTES:
-            smallest.setdefault(family(path), path)
+            chosen.setdefault((family(path), False), path)
+            chosen[(family(path), True)] = path  # the largest last
     out: dict[str, str | bytes] = {}
-    for path in smallest.values():
+    for path in dict.fromkeys(chosen.values()):
         got = sandbox.exec(["tar", "-xOf", RUNTIME_TAR, path], timeout=60)
         if got.ok and got.stdout:
             out.update(variants(PurePosixPath(path).name, got.stdout))
