@@ -4,7 +4,9 @@ kept tests, first-party line coverage, mutation score, explorer and mutation sec
     .venv/bin/python benchmarks/strength.py [SOURCE ...] [--budget 200] [--workers 2]
         [--max-probes 600] [--out DIR] [--json FILE] [--modes own,ours,harvested]
 
-Each mode is a row per source, on the same mutants (same seed and budget):
+Each mode is a row per source. The first mode's sample of mutants (seeded, on lines its suite
+covers) is the sample of the others: a mode whose suite reaches none of a mutant's line counts
+it as survived ("same mutants" column; the mode's own score is on those it reaches).
   own        the project's own tests as a suite: every call they made of the program
              (testgen.harvest), a test each, judged by exact output; no other probe, no guided step
   ours       the explorer and the guided step without the harvest
@@ -22,20 +24,25 @@ The stage results are kept as <out>/work/strength/<task id>/<stage>.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.errors import TaskfoundryError
 from taskfoundry.kinds.program.kind import ProgramKind
+from taskfoundry.kinds.program.mutate import analyze as analyze_module
 from taskfoundry.kinds.program.mutate.models import MutantRecord
+from taskfoundry.kinds.program.mutate.select import Planned, candidates, tests_by_line
 from taskfoundry.kinds.program.package import origin_table
 from taskfoundry.models import save_json
 from taskfoundry.pipeline.build import build_stage
@@ -45,14 +52,43 @@ from taskfoundry.sandbox.docker import docker_client
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")]
 HEAD = (
-    "| task | mode | lang | harvest | kept tests (harvested) | line coverage | mutation score | "
+    "| task | mode | lang | harvest | kept tests (harvested) | line coverage | same mutants | score | "
     "after guided (+tests) | killed / survived / timeout / build failed / equivalent (after) | "
     "explorer s | mutation s (guided s) | "
     "mean rebuild s | mean tests s | load | survivors' causes |"
 )
 
 
-MODES = ("own", "ours", "harvested")
+MODES = ("harvested", "ours", "own")
+
+
+@contextlib.contextmanager
+def same_mutants(ids: set[str] | None) -> Iterator[None]:
+    """The analysis plans exactly the mutants `ids` that the suite reaches (None: as it would)."""
+    if ids is None:
+        yield
+        return
+
+    def plan(
+        repo: Path, kept: list[str], per_test_lines: Any, operators: tuple[str, ...], budget: int, seed: int
+    ) -> tuple[list[Planned], int]:
+        by_line = tests_by_line(kept, per_test_lines)
+        chosen = [m for m in candidates(repo, by_line, operators) if m.id in ids]
+        chosen.sort(key=lambda m: (m.file, m.start, m.end, m.replacement))
+        return [Planned(m, tuple(by_line[m.file][m.line])) for m in chosen], len(ids)
+
+    with mock.patch.object(analyze_module, "plan", plan):
+        yield
+
+
+def same_score(records: list[MutantRecord], ids: set[str]) -> float | None:
+    """killed / (killed + survived + unreached) over `ids`: an unreached mutant survives."""
+    by_id = {r.id: r for r in records}
+    killed = sum(by_id[i].status == "killed" for i in ids if i in by_id)
+    survived = sum(by_id[i].status == "survived" for i in ids if i in by_id)
+    unreached = sum(i not in by_id for i in ids)
+    total = killed + survived + unreached
+    return killed / total if total else None
 
 
 def mode_config(config: Config, mode: str) -> Config:
@@ -65,7 +101,9 @@ def mode_config(config: Config, mode: str) -> Config:
     return new
 
 
-def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, Any]:
+def measure(
+    source: str, config: Config, mode: str = "harvested", ids: set[str] | None = None
+) -> dict[str, Any]:
     client, kind = docker_client(), ProgramKind()
     src = source_stage(source, config.sources, config.work_dir)
     build = build_stage(src, sections.for_build(config), client)
@@ -82,7 +120,10 @@ def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, A
     lint = kind.review(gen)
     filt = kind.validate(gen, lint, clean, sections.for_filter(config), client)
     start = time.monotonic()
-    suite, verdict = kind.strengthen(src, build, clean, gen, lint, filt, sections.for_mutate(config), client)
+    with same_mutants(ids):
+        suite, verdict = kind.strengthen(
+            src, build, clean, gen, lint, filt, sections.for_mutate(config), client
+        )
     seconds = time.monotonic() - start
     report = verdict.mutation
     if report is None:
@@ -106,6 +147,8 @@ def measure(source: str, config: Config, mode: str = "harvested") -> dict[str, A
         "harvest": f"{harvest.status} ({harvest.calls} calls, {harvest.seconds:.0f} s)" if harvest else "-",
         "origins": origins,
         "causes": survivor_causes(report.records),
+        "ids": sorted(r.id for r in report.records),
+        "same_score": same_score(report.records, ids) if ids is not None else report.score,
         "harvested_kept": origins.get("harvested", {}).get("tests_kept", 0),
         "harvested_kills": origins.get("harvested", {}).get("kills", 0),
         "language": build.recipe.language,
@@ -160,7 +203,7 @@ def row(m: dict[str, Any]) -> str:
     counts = " / ".join(str(c) for c in m["counts"])
     return (
         f"| {m['task']} | {m['mode']} | {m['language']} | {m['harvest']} | {m['kept']} "
-        f"({m['harvested_kept']}) | {m['line_rate']:.1%} | {before} | "
+        f"({m['harvested_kept']}) | {m['line_rate']:.1%} | {_pct(m['same_score'])} | {before} | "
         f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
         f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
         f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} | "
@@ -188,10 +231,12 @@ def main() -> None:
     print("|" + "---|" * HEAD.count(" | ") + "---|")
     results = []
     for source in args.sources:
+        ids: set[str] | None = None
         for mode in args.modes.split(","):
             try:
-                results.append(measure(source, mode_config(config, mode), mode))
+                results.append(measure(source, mode_config(config, mode), mode, ids))
                 print(row(results[-1]), flush=True)
+                ids = set(results[-1]["ids"]) if ids is None else ids
             except TaskfoundryError as exc:
                 print(f"| {source} | {mode} | failed: {exc} |", flush=True)
     if args.json:
