@@ -211,6 +211,16 @@ def row(m: dict[str, Any]) -> str:
     )
 
 
+def _earlier_ids(earlier: list[dict[str, Any]], source: str) -> set[str] | None:
+    """The mutants of the first row an earlier run measured for `source` (matched by its
+    task id's name part: `debian:figlet` -> `debian__figlet.<commit>`)."""
+    key = source.replace(":", "__").rstrip("/").rsplit("/", 1)[-1]
+    for row in earlier:
+        if row["task"].split(".")[0].endswith(key):
+            return set(row["ids"])
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("sources", nargs="*", default=DEFAULT)
@@ -221,6 +231,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--guided", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: " + ", ".join(MODES))
+    parser.add_argument(
+        "--same-as", type=Path, default=None, help="an earlier --json: every mode on its mutants, by task"
+    )
     args = parser.parse_args()
     config = Config(out=args.out)
     config.explorer.max_probes = args.max_probes
@@ -230,8 +243,9 @@ def main() -> None:
     print(HEAD)
     print("|" + "---|" * HEAD.count(" | ") + "---|")
     results = []
+    earlier = json.loads(args.same_as.read_text()) if args.same_as else []
     for source in args.sources:
-        ids: set[str] | None = None
+        ids: set[str] | None = _earlier_ids(earlier, source)
         for mode in args.modes.split(","):
             try:
                 results.append(measure(source, mode_config(config, mode), mode, ids))

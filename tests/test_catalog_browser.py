@@ -128,12 +128,12 @@ def test_the_catalog_table_is_on_its_dashboard_page(
     )
     text = _page_text(dom.stdout)
 
-    header = "task kind language difficulty tests coverage mutation score gold"
+    header = "task kind language difficulty tests recall coverage mutation score gold"
     assert header in text, text[:3000]
     for row in (
-        "acme__alpha.aaaaaaa program c easy 3 50.0% n/a sealed",
-        "acme__gamma.ccccccc function go hard 3 50.0% 75.0% n/a",
-        "zeta__eps.eeeeeee program rust easy 3 90.0% n/a instrumentable",
+        "acme__alpha.aaaaaaa program c easy 3 0 50.0% n/a sealed",
+        "acme__gamma.ccccccc function go hard 3 0 50.0% 75.0% n/a",
+        "zeta__eps.eeeeeee program rust easy 3 0 90.0% n/a instrumentable",
     ):
         assert row in text, text[:3000]
     assert "5 tasks, 17 tests" in text  # the artifact's description

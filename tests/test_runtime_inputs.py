@@ -162,3 +162,17 @@ def test_sample_files_take_test_dir_then_top_documents(tmp_path: Path) -> None:
     assert list(found) == ["test/regression.txt", "README.md", "notes.md"]
     assert found["README.md"] == "*emphasis* and `code`\n"
     assert list(sample_files(tmp_path, limit=1)) == ["test/regression.txt"]  # samples first
+
+
+def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character() -> None:
+    from taskfoundry.kinds.program.mutate.guided import boundary_values, neighbours
+    from taskfoundry.mutation.operators import Mutant
+
+    moved = Mutant("src/utf8.c", 261, "constant", 0, 4, "1470", "1471")
+    assert boundary_values(moved) == (1470, 1471)
+    assert boundary_values(Mutant("a.c", 1, "constant", 0, 5, "0x800", "0x801")) == (0x800, 0x801)
+    assert boundary_values(Mutant("a.c", 1, "relational", 0, 1, "<", "<=")) == ()
+    found = neighbours(Probe(("-w", "80"), stdin="**foo** 3\n"), values=(1470, 1471))
+    stdins, args = {p.stdin for p in found}, {p.args for p in found}
+    assert {"**\u05beoo** 3\n", "**\u05bfoo** 3\n", "**foo** 1470\n"} <= stdins
+    assert ("-w", "1471") in args and ("-w", "81") in args  # the value, and the number moved by one

@@ -138,12 +138,52 @@ def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,9}(?![\w.])")
 
 
-def neighbours(probe: Probe, limit: int = 20) -> list[Probe]:
+def boundary_values(mutant: Mutant) -> tuple[int, ...]:
+    """A changed constant's value and its mutant's (`1470` -> `1471`): an input holding either,
+    as a number or as a character, sits at the boundary the mutant moved."""
+    if mutant.operator != "constant":
+        return ()
+    found = []
+    for text in (mutant.original, mutant.replacement):
+        try:
+            found.append(int(re.sub(r"(?i)(?<=\d)[ul]+$|_|'", "", text), 0))
+        except ValueError:
+            return ()
+    return tuple(dict.fromkeys(found))
+
+
+def value_variants(text: str, values: tuple[int, ...]) -> list[str]:
+    """The text with its first number set to each value, and its first letter replaced by each
+    value taken as a character (a code point: a table of character ranges is tried at its
+    edges)."""
+    out: list[str] = []
+    number = _NUMBER.search(text)
+    letter = next((i for i, c in enumerate(text) if c.isascii() and c.isalpha()), None)
+    for value in values:
+        if number is not None:
+            out.append(text[: number.start()] + str(value) + text[number.end() :])
+        if (
+            letter is not None
+            and 0x21 <= value <= 0x10FFFF
+            and not 0xD800 <= value <= 0xDFFF
+            and value != 0x7F
+        ):
+            out.append(text[:letter] + chr(value) + text[letter + 1 :])
+    return [v for v in dict.fromkeys(out) if v != text]
+
+
+def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> list[Probe]:
     """The probe with one number moved by one or set to 0, in an argument, on stdin or in an
-    input file: the boundaries a flipped comparison or an off-by-one constant shows at. Then
-    its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
+    input file: the boundaries a flipped comparison or an off-by-one constant shows at (and,
+    for a mutant that changed a constant, its two `values` as a number or a character: first).
+    Then its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
     shows; and a letter of it written wide (`char_variants`)."""
     found: dict[str, Probe] = {}
+    for where, text in _texts(probe):
+        if not text.startswith("-"):
+            for other in value_variants(text, values):
+                variant = _with(probe, where, other)
+                found.setdefault(variant.key, variant)
     for where, text in _texts(probe):
         for match in list(_NUMBER.finditer(text))[:4]:
             value = int(match.group())
@@ -243,10 +283,10 @@ class Referee:
         return [k for k in found if k.feature != VARIANT or k.probe.key in self.confirmed]
 
 
-def variants_of(parents: list[Kept], limit: int) -> list[Probe]:
+def variants_of(parents: list[Kept], limit: int, values: tuple[int, ...] = ()) -> list[Probe]:
     """Up to `limit` neighbours of `parents`, taken from each parent in turn (the first
-    neighbours of each are the likeliest to tell: a number moved by one)."""
-    lists = [neighbours(k.probe) for k in parents]
+    neighbours of each are the likeliest to tell: a boundary value, a number moved by one)."""
+    lists = [neighbours(k.probe, values=values) for k in parents]
     taken: dict[str, Probe] = {}
     for row in itertools.zip_longest(*lists):
         for probe in row:
@@ -288,7 +328,7 @@ def _pools(
 ) -> dict[Mutant, list[Kept]]:
     """Each mutant's probes: those that reach its line, then their variants (one reference run
     for the group's), less the probes that leave it uninfected; mutants left with none dropped."""
-    wanted = {m: variants_of(kept, pool_size - len(kept)) for m, kept in reached.items()}
+    wanted = {m: variants_of(kept, pool_size - len(kept), boundary_values(m)) for m, kept in reached.items()}
     referee.variants([v for vs in wanted.values() for v in vs])  # one run; then all known
     pools = {
         m: list({k.probe.key: k for k in [*kept, *referee.variants(wanted[m])]}.values())
