@@ -52,7 +52,7 @@ from taskfoundry.sandbox.docker import docker_client
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")]
 HEAD = (
-    "| task | mode | lang | harvest | kept tests (harvested) | line coverage | same mutants | score | "
+    "| task | mode | lang | harvest | kept tests (harvested; recall, out) | line coverage | same mutants | score | "
     "after guided (+tests) | killed / survived / timeout / build failed / equivalent (after) | "
     "explorer s | mutation s (guided s) | "
     "mean rebuild s | mean tests s | load | survivors' causes |"
@@ -147,6 +147,7 @@ def measure(
         "harvest": f"{harvest.status} ({harvest.calls} calls, {harvest.seconds:.0f} s)" if harvest else "-",
         "origins": origins,
         "causes": survivor_causes(report.records),
+        "recall": len(verdict.recall),
         "ids": sorted(r.id for r in report.records),
         "same_score": same_score(report.records, ids) if ids is not None else report.score,
         "harvested_kept": origins.get("harvested", {}).get("tests_kept", 0),
@@ -203,7 +204,7 @@ def row(m: dict[str, Any]) -> str:
     counts = " / ".join(str(c) for c in m["counts"])
     return (
         f"| {m['task']} | {m['mode']} | {m['language']} | {m['harvest']} | {m['kept']} "
-        f"({m['harvested_kept']}) | {m['line_rate']:.1%} | {_pct(m['same_score'])} | {before} | "
+        f"({m['harvested_kept']}; recall {m['recall']}) | {m['line_rate']:.1%} | {_pct(m['same_score'])} | {before} | "
         f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
         f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
         f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} | "
