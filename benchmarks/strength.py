@@ -52,7 +52,8 @@ from taskfoundry.sandbox.docker import docker_client
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [str(ROOT / "examples" / name) for name in ("csvq", "rcalc", "logsum")]
 HEAD = (
-    "| task | mode | lang | harvest | kept tests (harvested; recall, out) | line coverage | same mutants | score | "
+    "| task | mode | lang | harvest | kept tests (harvested; recall, out) | line coverage | "
+    "same mutants | score | "
     "after guided (+tests) | killed / survived / timeout / build failed / equivalent (after) | "
     "explorer s | mutation s (guided s) | "
     "mean rebuild s | mean tests s | load | survivors' causes |"
@@ -204,7 +205,8 @@ def row(m: dict[str, Any]) -> str:
     counts = " / ".join(str(c) for c in m["counts"])
     return (
         f"| {m['task']} | {m['mode']} | {m['language']} | {m['harvest']} | {m['kept']} "
-        f"({m['harvested_kept']}; recall {m['recall']}) | {m['line_rate']:.1%} | {_pct(m['same_score'])} | {before} | "
+        f"({m['harvested_kept']}; recall {m['recall']}) | {m['line_rate']:.1%} | "
+        f"{_pct(m['same_score'])} | {before} | "
         f"{_pct(m['score'])} (+{m['tests_added']}) | {counts} (of {m['mutants']}; {m['candidates']} "
         f"candidates) | {m['explorer_seconds']:.0f} | {m['mutation_seconds']:.0f} "
         f"({m['guided_seconds']:.0f}) | {m['rebuild_mean']:.2f} | {m['tests_mean']:.2f} | {m['load']:.1f} | "
