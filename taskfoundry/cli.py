@@ -22,9 +22,12 @@ from taskfoundry.cli_server import embedded_server
 from taskfoundry.dotted import load
 from taskfoundry.errors import ConfigError, TaskfoundryError
 from taskfoundry.kinds.registry import KINDS, load_kind
+from taskfoundry.prefect_env import before_prefect
 
 if TYPE_CHECKING:
     from taskfoundry.config import Config
+
+before_prefect()  # before any command imports Prefect: no telemetry notice on the terminal
 
 # commands other packages define: name -> "module:attribute" (a command, or a function making it)
 SUBCOMMANDS = {
