@@ -380,6 +380,20 @@ def index(out: Path, as_of: datetime | None) -> None:
 
 
 @main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="the address to serve on")
+@click.option("--port", type=int, default=4200, show_default=True)
+def dashboard(host: str, port: int) -> None:
+    """Prefect's dashboard on the database the runs wrote (past runs included); later build,
+    build-many and refresh report to it while it runs. Ctrl-C stops it."""
+    from taskfoundry.dashboard import serve_dashboard
+
+    try:
+        sys.exit(serve_dashboard(host, port, echo=click.echo))
+    except TaskfoundryError as exc:
+        _fail(exc)
+
+
+@main.command()
 def base() -> None:
     """Make the base image (debootstrap + docker import) unless its tag exists; print the tag."""
     from taskfoundry.config import Config

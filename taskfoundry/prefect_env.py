@@ -1,4 +1,5 @@
-"""What must be in the environment before Prefect is imported.
+"""What must be in the environment before Prefect is imported: no telemetry notice, and the
+address of a running dashboard (`taskfoundry.dashboard`).
 
 Prefect prints its first-run telemetry notice ("Prefect collects anonymous usage data...") while
 it is imported, in an interactive terminal, unless `DO_NOT_TRACK` is set: setting it later
@@ -16,7 +17,12 @@ USER_CHOICES = ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")
 
 
 def before_prefect() -> None:
-    """Set `DO_NOT_TRACK=1` unless Prefect is imported already or the user chose."""
-    if "prefect" in sys.modules or any(name in os.environ for name in USER_CHOICES):
+    """Set `DO_NOT_TRACK=1` unless Prefect is imported already or the user chose; point at a
+    running dashboard."""
+    if "prefect" in sys.modules:
         return
-    os.environ["DO_NOT_TRACK"] = "1"
+    if not any(name in os.environ for name in USER_CHOICES):
+        os.environ["DO_NOT_TRACK"] = "1"
+    from taskfoundry.dashboard import point_at_dashboard
+
+    point_at_dashboard()
