@@ -51,7 +51,8 @@ def test_a_users_own_choice_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     from taskfoundry.prefect_env import before_prefect
 
     monkeypatch.setitem(sys.modules, "prefect", sys.modules.get("prefect") or object())  # type: ignore[arg-type]
-    monkeypatch.delenv("DO_NOT_TRACK", raising=False)
+    monkeypatch.setenv("DO_NOT_TRACK", "")  # restored after the test, set or not
+    monkeypatch.delenv("DO_NOT_TRACK")
     before_prefect()  # Prefect is imported already: too late, nothing set
     assert "DO_NOT_TRACK" not in os.environ
     monkeypatch.delitem(sys.modules, "prefect")
