@@ -14,6 +14,7 @@ import os
 import sys
 
 USER_CHOICES = ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")
+_SET_HERE: set[str] = set()  # what before_prefect set, for `user_chose_in_settings` to take back
 
 
 def before_prefect() -> None:
@@ -23,6 +24,15 @@ def before_prefect() -> None:
         return
     if not any(name in os.environ for name in USER_CHOICES):
         os.environ["DO_NOT_TRACK"] = "1"
+        _SET_HERE.add("DO_NOT_TRACK")
     from taskfoundry.dashboard import point_at_dashboard
 
     point_at_dashboard()
+
+
+def user_chose_in_settings() -> None:
+    """The user chose telemetry in a Prefect profile or prefect.toml (readable only once Prefect
+    is imported): take back the `DO_NOT_TRACK` set before, so their choice stands."""
+    for name in _SET_HERE:
+        os.environ.pop(name, None)
+    _SET_HERE.clear()

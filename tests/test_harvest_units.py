@@ -164,3 +164,14 @@ def test_the_shim_is_standard_library_python() -> None:
     code = asset("program/harvest_shim.py").decode()
     imports = {line.split()[1] for line in code.splitlines() if line.startswith(("import ", "from "))}
     assert imports <= set(sys.stdlib_module_names)
+
+
+def test_a_call_whose_arguments_are_not_utf8_is_not_replayed(shim: tuple[Path, Path], tmp_path: Path) -> None:
+    path, log = shim
+    odd = os.fsencode(tmp_path) + b"/caf\xe9.txt"  # a Latin-1 file name, as b3sum's tests make
+    with open(odd, "wb") as handle:
+        handle.write(b"x\n")
+    run = subprocess.run([os.fsencode(path), odd], capture_output=True, stdin=subprocess.DEVNULL)
+    assert run.returncode == 0 and run.stdout.startswith(b"args: " + odd)  # handed on unchanged
+    probes, unreplayable = to_probes(_calls(log), cap=10)
+    assert (probes, unreplayable) == ([], 1)

@@ -16,7 +16,10 @@ import os
 def apply_prefect_defaults() -> None:
     from prefect.settings import get_current_settings
 
+    from taskfoundry.prefect_env import user_chose_in_settings
+
     if "analytics_enabled" in get_current_settings().server.model_fields_set:
-        return  # the user chose
+        user_chose_in_settings()  # in a profile or prefect.toml: no default of ours stays
+        return
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     os.environ.setdefault("DO_NOT_TRACK", "1")

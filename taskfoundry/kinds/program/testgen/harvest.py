@@ -191,13 +191,25 @@ def to_probes(
     probes: dict[str, Probe] = {}
     unreplayable = 0
     for call in calls:
-        if not call.get("stdin_complete", True):
+        if not call.get("stdin_complete", True) or not _encodable(call):
             unreplayable += 1
             continue
         probe = _probe(call, dirs or {})
         if len(probes) < cap:
             probes.setdefault(probe.key, probe)
     return list(probes.values()), unreplayable
+
+
+def _encodable(call: dict[str, Any]) -> bool:
+    """Whether the call's arguments and file names are text a test can hold: an argument of
+    bytes that are not UTF-8 (b3sum's tests pass such a file name) reached the log as lone
+    surrogates, which no test file can be written with."""
+    names = [*call["argv"], *call.get("cwd_files", {}), *(v[1] for v in call.get("named", {}).values())]
+    try:
+        "".join(names).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _probe(call: dict[str, Any], dirs: dict[str, set[str]]) -> Probe:
