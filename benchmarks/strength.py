@@ -140,7 +140,7 @@ def measure(
     ):
         save_json(stored / f"{name}.json", model)
     built = [r for r in report.records if r.status != "build_failed"]
-    origins = origin_table(suite, verdict)
+    origins = {k: v.model_dump() for k, v in origin_table(suite, verdict).items()}
     harvest = gen.harvest
     return {
         "task": src.task_id,

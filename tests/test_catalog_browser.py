@@ -11,7 +11,6 @@ import html
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from taskfoundry.sandbox.local import stop_group
 
 from catalog_support import sample_out
 
@@ -82,12 +83,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
             time.sleep(1)
         yield url, env
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_group(proc)
         log.close()
 
 

@@ -17,6 +17,8 @@ import pytest
 from test_catalog_browser import _chromium, _page_text
 from test_flows_docker import FAST, TINY
 
+from taskfoundry.sandbox.local import stop_group
+
 from conftest import free_port, make_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
@@ -99,12 +101,7 @@ def test_the_dashboard_shows_past_runs_and_later_runs_report_to_it(base_image: s
         (task_dir,) = (out / "tasks").iterdir()
         assert table["key"] in page and task_dir.name in page and "tests kept" in page, page[:3000]
     finally:
-        os.killpg(dashboard.pid, signal.SIGINT)
-        try:
-            dashboard.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(dashboard.pid, signal.SIGKILL)
-            dashboard.wait()
+        stop_group(dashboard, signal.SIGINT, grace=60)
     deadline = time.monotonic() + 10
     while (home / "taskfoundry-dashboard.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -8,6 +8,7 @@ output cap are enforced: no isolation, no network or memory limits, no user swit
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import posixpath
@@ -203,6 +204,20 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
             pipe.close()
         except OSError:
             log.debug("closing stdin failed", exc_info=True)
+
+
+def stop_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, grace: float = 30) -> None:
+    """Stop a process started with `start_new_session=True` and all it started: `sig` to the
+    group, then SIGKILL if it has not ended within `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        proc.wait()
 
 
 def _kill_group(pid: int) -> None:

@@ -18,7 +18,7 @@ from taskfoundry.kinds.program.results import (
     FilterStage,
     GenerateStage,
     LintStage,
-    OriginCount,
+    OriginRow,
 )
 from taskfoundry.kinds.program.settings import PackageSettings
 from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
@@ -166,24 +166,23 @@ def _reports(
             "exhausted": gen.exhausted,
             "seconds": gen.explorer_seconds,
             "harvest": gen.harvest.model_dump(mode="json") if gen.harvest else None,
-            "origins": origin_table(gen, filt),
+            "origins": {k: v.model_dump() for k, v in origin_table(gen, filt).items()},
         },
     )
 
 
-def origin_table(gen: GenerateStage, filt: FilterStage) -> dict[str, dict[str, int]]:
+def origin_table(gen: GenerateStage, filt: FilterStage) -> dict[str, OriginRow]:
     """Per origin: probes run, tests written and the lines they reached first (the explorer's
     counts), then the tests the filter and the guided step kept, and the mutants whose first
     failing test is theirs."""
-    table = {k: {**v.model_dump(), "tests_kept": 0, "kills": 0} for k, v in gen.origins.items()}
+    table = {k: OriginRow(**v.model_dump()) for k, v in gen.origins.items()}
 
-    def row(test: str) -> dict[str, int]:
-        origin = gen.test_origins.get(test, "unknown")
-        return table.setdefault(origin, {**OriginCount().model_dump(), "tests_kept": 0, "kills": 0})
+    def row(test: str) -> OriginRow:
+        return table.setdefault(gen.test_origins.get(test, "unknown"), OriginRow())
 
     for test in filt.kept:
-        row(test)["tests_kept"] += 1
+        row(test).tests_kept += 1
     for record in filt.mutation.records if filt.mutation else []:
         if record.status == "killed" and record.killed_by:
-            row(record.killed_by)["kills"] += 1
+            row(record.killed_by).kills += 1
     return table

@@ -33,6 +33,14 @@ class OriginCount(BaseModel):
     new_lines: int = Field(0, description="lines they reached first")
 
 
+class OriginRow(OriginCount):
+    """An origin's row in reports/generate.json: the explorer's counts, then what the filter
+    and the mutation stage made of its tests."""
+
+    tests_kept: int = Field(0, description="tests the filter and the guided step kept")
+    kills: int = Field(0, description="mutants whose first failing test is one of these")
+
+
 class HarvestReport(BaseModel):
     """What running the project's own tests with the recording shim gave (testgen.harvest)."""
 
