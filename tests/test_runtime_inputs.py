@@ -8,6 +8,7 @@ import gzip
 import io
 import random
 import zipfile
+import zlib
 from pathlib import Path
 
 from taskfoundry.kinds.program.settings import ExplorerConfig
@@ -39,23 +40,57 @@ def test_a_directory_option_gets_where_the_data_is_installed() -> None:
     assert {"/usr/local/share/figlet", "."} <= set(values)
 
 
-def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
-    copies = variants("mini.flf", FONT)
-    assert sorted(copies) == ["mini-cut.flf", "mini-stored.flf", "mini-zip.flf", "mini.flf.gz"]
-    stored = copies["mini-stored.flf"]
-    with zipfile.ZipFile(io.BytesIO(stored)) as archive:  # type: ignore[arg-type]
-        assert archive.getinfo("mini.flf").compress_type == zipfile.ZIP_STORED
-        assert archive.read("mini.flf") == FONT
-    packed = copies["mini-zip.flf"]
+def _member(packed: str | bytes, name: str) -> tuple[int, bytes]:
     assert isinstance(packed, bytes) and packed.startswith(b"PK\x03\x04")
     with zipfile.ZipFile(io.BytesIO(packed)) as archive:
-        assert archive.namelist() == ["mini.flf"] and archive.read("mini.flf") == FONT
-        assert archive.getinfo("mini.flf").compress_type == zipfile.ZIP_DEFLATED  # not merely stored
+        assert archive.namelist() == [name] and archive.testzip() is None  # the CRC holds
+        return archive.getinfo(name).compress_type, archive.read(name)
+
+
+def _block(packed: bytes, name: str, data: bytes) -> int:
+    """The first deflate block's type (0 stored, 1 fixed, 2 dynamic) of the member's stream."""
+    start = 30 + len(name)
+    assert zlib.decompressobj(-15).decompress(packed[start:]) == data
+    return (packed[start] >> 1) & 3  # BFINAL is bit 0, BTYPE bits 1-2 of the first byte
+
+
+def test_variants_are_the_data_zipped_gzipped_and_cut() -> None:
+    copies = variants("mini.flf", FONT)
+    assert sorted(copies) == [
+        "mini-badutf8.flf", "mini-cut.flf", "mini-stored.flf", "mini-wide.flf", "mini-zip.flf",
+        "mini-zip0.flf", "mini-zipcut.flf", "mini-zipfixed.flf", "mini.flf.gz",
+    ]  # fmt: skip
+    assert _member(copies["mini-stored.flf"], "mini.flf") == (zipfile.ZIP_STORED, FONT)
+    for name, block in (("mini-zip0.flf", 0), ("mini-zipfixed.flf", 1)):
+        assert _member(copies[name], "mini.flf") == (zipfile.ZIP_DEFLATED, FONT)
+        assert _block(copies[name], "mini.flf", FONT) == block, name  # type: ignore[arg-type]
+    # zlib picks fixed tables for a small file, dynamic ones for a large file (hence both sizes)
+    big = FONT + bytes(range(32, 127)) * 40
+    assert _block(variants("big.flf", big)["big-zip.flf"], "big.flf", big) == 2  # type: ignore[arg-type]
+    cut = copies["mini-zipcut.flf"]
+    assert isinstance(cut, bytes) and copies["mini-zip.flf"].startswith(cut)  # type: ignore[union-attr]
+    assert len(cut) < len(copies["mini-zip.flf"])
     assert gzip.decompress(copies["mini.flf.gz"]) == FONT  # type: ignore[arg-type]
-    cut = copies["mini-cut.flf"]
-    assert isinstance(cut, str) and FONT.decode().startswith(cut) and len(cut) < len(FONT)
+    cut_text = copies["mini-cut.flf"]
+    assert isinstance(cut_text, str) and FONT.decode().startswith(cut_text) and len(cut_text) < len(FONT)
     assert variants("mini.flf", FONT) == copies  # same data, same bytes (no timestamps)
     assert "blob-cut.bin" not in variants("blob.bin", b"\xff\xfe\n\x00\n\x01\n\x02\n")
+
+
+def test_wide_and_not_utf8_copies_keep_the_header_and_reach_every_sequence_length() -> None:
+    copies = variants("mini.flf", FONT)
+    wide = copies["mini-wide.flf"]
+    assert isinstance(wide, str) and wide.splitlines()[0] == "flf2a$ 4 3 10 0 1"
+    assert "@" not in wide and {"é", "€", "𝄞"} <= set(wide)  # the end mark, the commonest symbol
+    assert {len(c.encode()) for c in wide if ord(c) > 127} == {2, 3, 4}
+    bad = copies["mini-badutf8.flf"]
+    assert isinstance(bad, bytes) and bad.startswith(b"flf2a$ 4 3 10 0 1\n")
+    for line in bad.splitlines()[1:]:
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            continue
+        raise AssertionError(f"{line!r} is UTF-8")
 
 
 def test_data_options_get_installed_names_and_copies_which_probes_carry() -> None:

@@ -95,7 +95,7 @@ class ExplorerConfig(BaseModel):
         300, description="tests kept for a new combination of options alone (no new line) at most"
     )
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
-    max_data_values: int = Field(80, description="installed data files tried as each data option's value")
+    max_data_values: int = Field(120, description="installed data files tried as each data option's value")
     harvest: HarvestConfig = Field(
         default_factory=HarvestConfig,
         description="the project's own tests' calls, replayed first (outside max_probes)",

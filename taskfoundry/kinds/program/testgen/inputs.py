@@ -87,10 +87,12 @@ class Corpus:
             self.outputs.append(text)
 
     def data_values(self) -> list[str]:
-        """Names a data-file option may take: installed stems, then the copies (as named, and
-        by stem: a program that adds its own suffix)."""
-        copies = [v for name in sorted(self.data_files) for v in (name, name.rsplit(".", 1)[0])]
-        return list(dict.fromkeys(self.data_names + copies))
+        """Names a data-file option may take: the copies as named, the installed stems, then
+        the copies by stem (a program that adds its own suffix). Copies first: each is a form
+        of the data no installed file has, and a cap on the list keeps them."""
+        copies = sorted(self.data_files)
+        stems = [name.rsplit(".", 1)[0] for name in copies]
+        return list(dict.fromkeys(copies + self.data_names + stems))
 
     def input_files(self, args: tuple[str, ...]) -> tuple[tuple[str, str | bytes], ...]:
         """The input files `args` name: samples, and data copies by name or by stem."""
@@ -159,7 +161,7 @@ def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
         values += [";", "\t", "|", "ab"]
     if (corpus.data_names or corpus.data_files) and named_data(opt):
         named = corpus.data_values()
-        values += named[:2] + rng.sample(named, k=min(3, len(named)))
+        values += (corpus.data_names or named)[:2] + rng.sample(named, k=min(3, len(named)))
     if any(k in meta for k in _STRINGY):
         contents = sorted(corpus.files.values(), key=len)
         values += [c.strip() for c in contents[:3] if 0 < len(c) <= 2048] + corpus.texts[:2]

@@ -3,25 +3,28 @@
 A program that reads data files (figlet's fonts and control files, a dictionary, a theme)
 takes their names as option values, and reads them in every form it supports. So the
 explorer gets: their names, spread over their families (suffixes) so that a small sample
-holds a font and a control file alike; and, for the smallest file of each family, copies
-in the forms a reader of it may meet: zip- and gzip-compressed (figlet reads zipped fonts),
-cut short (the parser's error paths). The copies are input files of the probes that name
-them, so a test carries its own input.
+holds a font and a control file alike; and, for the smallest and the largest file of each
+family, copies in the forms a reader of it may meet: zipped (each kind of deflate block, and
+cut short) and gzipped (figlet reads zipped fonts), cut short (the parser's error paths), with
+letters of two, three and four UTF-8 bytes, and with bytes that are not UTF-8 (a decoder's
+every branch). The copies are input files of the probes that name them, so a test carries
+its own input.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
+import re
+import struct
 import zipfile
-from collections import defaultdict
+import zlib
+from collections import Counter, defaultdict
 from pathlib import PurePosixPath
 
 from taskfoundry.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.sandbox.base import Sandbox
 
 MAX_DATA_BYTES = 64 * 1024  # a copy bigger than this would bloat every test that carries it
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same data makes the same bytes
 
 
 def installed_data(sandbox: Sandbox) -> list[str]:
@@ -71,31 +74,72 @@ def data_names(paths: list[str]) -> list[str]:
 
 def variants(name: str, data: bytes) -> dict[str, str | bytes]:
     """Copies of one data file (its base name `name`) in the forms a reader meets: zipped
-    (one member, under the file's own suffix: a reader that sniffs the format finds it),
-    deflated and stored (an inflater's Huffman tables and its copy path), gzipped (`.gz`
-    added), and cut to its first quarter (text only)."""
+    (one member, under the file's own suffix: a reader that sniffs the format finds it) with
+    each kind of deflate block (dynamic and fixed Huffman tables, stored blocks) and stored,
+    the deflated zip cut in half, gzipped (`.gz` added); and for text, cut to its first
+    quarter, with wide letters, and with bytes that are not UTF-8."""
     path = PurePosixPath(name)
     suffix = "".join(path.suffixes)
     base = name[: len(name) - len(suffix)] if suffix else name
+    deflated = _zip(name, data, zipfile.ZIP_DEFLATED)
     out: dict[str, str | bytes] = {
-        f"{base}-zip{suffix}": _zipped(name, data, zipfile.ZIP_DEFLATED),
-        f"{base}-stored{suffix}": _zipped(name, data, zipfile.ZIP_STORED),
+        f"{base}-zip{suffix}": deflated,
+        f"{base}-zipfixed{suffix}": _zip(name, data, zipfile.ZIP_DEFLATED, strategy=zlib.Z_FIXED),
+        f"{base}-zip0{suffix}": _zip(name, data, zipfile.ZIP_DEFLATED, level=0),
+        f"{base}-zipcut{suffix}": deflated[: max(31 + len(name), len(deflated) // 2)],
+        f"{base}-stored{suffix}": _zip(name, data, zipfile.ZIP_STORED),
         f"{name}.gz": gzip.compress(data, mtime=0),
     }
     try:
-        lines = data.decode().splitlines(keepends=True)
+        text = data.decode()
     except UnicodeDecodeError:
         return out
+    lines = text.splitlines(keepends=True)
     if len(lines) > 3:
         out[f"{base}-cut{suffix}"] = "".join(lines[: max(2, len(lines) // 4)])
+        out[f"{base}-wide{suffix}"] = wide(lines)
+        out[f"{base}-badutf8{suffix}"] = not_utf8(lines)
     return out
 
 
-def _zipped(name: str, data: bytes, how: int) -> bytes:
-    packed = io.BytesIO()
-    with zipfile.ZipFile(packed, "w", how) as archive:
-        archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), data, compress_type=how)
-    return packed.getvalue()
+WIDE = ("é", "€", "𝄞")  # two, three and four bytes in UTF-8
+NOT_UTF8 = (b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80")
+
+
+def wide(lines: list[str]) -> str:
+    """The text with its most common ASCII symbol (a font's end mark, a table's separator)
+    replaced, line by line in turn, by a letter of two, three and four UTF-8 bytes; the
+    first line (a header naming its own marks) kept."""
+    symbols = Counter(c for line in lines[1:] for c in re.findall(r"[!-/:-@\[-`{-~]", line))
+    if not symbols:
+        return "".join(lines[:1] + [WIDE[i % 3] + line for i, line in enumerate(lines[1:])])
+    mark = symbols.most_common(1)[0][0]
+    return "".join(lines[:1] + [line.replace(mark, WIDE[i % 3]) for i, line in enumerate(lines[1:])])
+
+
+def not_utf8(lines: list[str]) -> bytes:
+    """The text with a byte sequence that is not UTF-8 (a stray byte, a cut sequence, an
+    overlong form, a surrogate, a five-byte form, a lone continuation) at the start of each
+    line after the first, in turn."""
+    body = [NOT_UTF8[i % len(NOT_UTF8)] + line.encode() for i, line in enumerate(lines[1:])]
+    return b"".join([lines[0].encode(), *body])
+
+
+def _zip(name: str, data: bytes, method: int, level: int = 6, strategy: int = 0) -> bytes:
+    """A zip of one member, written here because zipfile cannot choose zlib's strategy
+    (Z_FIXED makes fixed-Huffman blocks; 0 is the default); a fixed date, so the same data
+    makes the same bytes."""
+    body = data
+    if method == zipfile.ZIP_DEFLATED:
+        packer = zlib.compressobj(level, zlib.DEFLATED, -15, 8, strategy)
+        body = packer.compress(data) + packer.flush()
+    raw, crc, date = name.encode(), zlib.crc32(data), (1 << 5) | 1  # 1980-01-01 00:00
+    sizes = (crc, len(body), len(data), len(raw))
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, date, *sizes, 0) + raw
+    head = (0x02014B50, 20, 20, 0, method, 0, date)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", *head, *sizes, 0, 0, 0, 0, 0, 0) + raw
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(local) + len(body), 0)
+    return local + body + central + end
 
 
 def data_inputs(sandbox: Sandbox, paths: list[str]) -> dict[str, str | bytes]:
