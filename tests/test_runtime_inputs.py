@@ -207,7 +207,18 @@ def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character(
     assert boundary_values(moved) == (1470, 1471)
     assert boundary_values(Mutant("a.c", 1, "constant", 0, 5, "0x800", "0x801")) == (0x800, 0x801)
     assert boundary_values(Mutant("a.c", 1, "relational", 0, 1, "<", "<=")) == ()
-    found = neighbours(Probe(("-w", "80"), stdin="**foo** 3\n"), values=(1470, 1471))
+    found = neighbours(Probe(("-w", "80"), stdin="**foo** 3\n"), limit=40, values=(1470, 1471))
     stdins, args = {p.stdin for p in found}, {p.args for p in found}
     assert {"**\u05beoo** 3\n", "**\u05bfoo** 3\n", "**foo** 1470\n"} <= stdins
     assert ("-w", "1471") in args and ("-w", "81") in args  # the value, and the number moved by one
+
+
+def test_a_character_value_goes_where_its_class_shows_next_to_a_delimiter_or_a_wide_letter() -> None:
+    from taskfoundry.kinds.program.mutate.guided import value_variants
+
+    # CommonMark: `a*"foo"*` is no emphasis because `"` is punctuation; a letter there makes it one
+    found = value_variants('a*"foo"* ñ\n', (0x589, 0x58A))
+    assert '\u0589*"foo"* ñ\n' in found  # the first letter
+    assert 'a*"foo"* \u058a\n' in found  # the first character beyond ASCII, where a table was read
+    assert 'a\u0589"foo"* ñ\n' in found and 'a*\u0589foo"* ñ\n' in found  # the first two marks
+    assert value_variants("x 7\n", (0xD800,)) == ["x 55296\n"]  # a surrogate is no character

@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import logging
 import re
+import string
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -153,23 +154,28 @@ def boundary_values(mutant: Mutant) -> tuple[int, ...]:
 
 
 def value_variants(text: str, values: tuple[int, ...]) -> list[str]:
-    """The text with its first number set to each value, and its first letter replaced by each
-    value taken as a character (a code point: a table of character ranges is tried at its
-    edges)."""
+    """The text with its first number set to each value, and each value taken as a character
+    (a code point: a table of character ranges is tried at its edges) written where a class
+    of character matters: over its first letter, its first character beyond ASCII (where a
+    table was already consulted) and its first two punctuation marks (what a delimiter's
+    neighbour is decides how a markup reader reads it)."""
     out: list[str] = []
     number = _NUMBER.search(text)
-    letter = next((i for i, c in enumerate(text) if c.isascii() and c.isalpha()), None)
-    for value in values:
-        if number is not None:
-            out.append(text[: number.start()] + str(value) + text[number.end() :])
-        if (
-            letter is not None
-            and 0x21 <= value <= 0x10FFFF
-            and not 0xD800 <= value <= 0xDFFF
-            and value != 0x7F
-        ):
-            out.append(text[:letter] + chr(value) + text[letter + 1 :])
+    if number is not None:
+        out += [text[: number.start()] + str(value) + text[number.end() :] for value in values]
+    chars = [chr(v) for v in values if 0x21 <= v <= 0x10FFFF and not 0xD800 <= v <= 0xDFFF and v != 0x7F]
+    for i in _class_positions(text):  # each place with both values first: a cap keeps pairs
+        out += [text[:i] + char + text[i + 1 :] for char in chars]
     return [v for v in dict.fromkeys(out) if v != text]
+
+
+def _class_positions(text: str) -> list[int]:
+    """Where a character's class shows: the first letter, the first character beyond ASCII,
+    the first two punctuation marks."""
+    letter = next((i for i, c in enumerate(text) if c.isascii() and c.isalpha()), None)
+    wide = next((i for i, c in enumerate(text) if not c.isascii()), None)
+    marks = [i for i, c in enumerate(text) if c.isascii() and c in string.punctuation][:2]
+    return [i for i in dict.fromkeys([letter, wide, *marks]) if i is not None]
 
 
 def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> list[Probe]:
@@ -178,20 +184,23 @@ def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> l
     for a mutant that changed a constant, its two `values` as a number or a character: first).
     Then its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
     shows; and a letter of it written wide (`char_variants`)."""
-    found: dict[str, Probe] = {}
+    valued: dict[str, Probe] = {}
     for where, text in _texts(probe):
         if not text.startswith("-"):
             for other in value_variants(text, values):
                 variant = _with(probe, where, other)
-                found.setdefault(variant.key, variant)
+                valued.setdefault(variant.key, variant)
+    moved: dict[str, Probe] = {}
     for where, text in _texts(probe):
         for match in list(_NUMBER.finditer(text))[:4]:
             value = int(match.group())
             for new in dict.fromkeys((value + 1, value - 1, 0)):
                 if new != value:
                     variant = _with(probe, where, text[: match.start()] + str(new) + text[match.end() :])
-                    found.setdefault(variant.key, variant)
-    numbers = list(found.values())[: limit // 2]
+                    moved.setdefault(variant.key, variant)
+    quarter, firsts, rest = limit // 4, list(valued.values()), list(moved.values())
+    ordered = firsts[:quarter] + rest[:quarter] + firsts[quarter:] + rest[quarter:]  # both kinds
+    numbers = list({p.key: p for p in ordered}.values())[: limit // 2]
     shaped: dict[str, Probe] = {}
     texts = sorted(_texts(probe), key=lambda t: t[0][0] == "arg")  # inputs before arguments
     reshaped = [(w, v) for w, text in texts if w[0] != "arg" for v in line_variants(text)]
