@@ -1,0 +1,223 @@
+"""Yield: how many real programs, chosen by a stated rule, become accepted tasks, and at what cost.
+
+    .venv/bin/python benchmarks/yield.py (--catalog FILE | SOURCE ...) [--limit N]
+        [--mutants 100] [--out /tmp/tf-bench-yield] [--rule TEXT] [--json FILE]
+
+The sources are a refresh catalog (`taskfoundry discover` writes one: the rule is then "the
+first N candidates of the program kind per registry, in the catalog's order") or SOURCEs on
+the command line. All of them are built by the real command, `taskfoundry build-many
+--concurrency 1 --max-failures 1.0`, so a failure is a row with its stage and message and one
+bad source never stops the rest; re-running resumes (finished stages are reused). Then:
+
+- per stage, how many sources got past it (a failure's stage ends its run);
+- why the others stopped, grouped (stage and the message with its numbers and paths blanked);
+- accepted: built, a clean cleanroom (reports/leak.json), at least `--min-tests` kept tests,
+  the reference submission (solution.tar.gz) graded 1.0 by `taskfoundry eval`, and each dummy
+  (a submission whose executable exits 0 silently, exits 1, echoes its arguments, copies its
+  input, prints a usage text) graded 0 by it;
+- CPU-minutes per accepted task: the machine's CPU time (/proc/stat, every process and
+  container) over the run, divided by the accepted count; run it on an otherwise idle machine;
+- the accepted tasks' line coverage and mutation score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from taskfoundry.flows.catalog import load_catalog
+from taskfoundry.flows.summary import RunRow, RunSummary
+from taskfoundry.kinds.program.filter.dummies import render_dummy
+from taskfoundry.models import TaskYaml, load_yaml_model
+
+Figures = dict[str, Any]
+STAGES = ["source", "build", "cleanroom", "generate", "lint", "filter", "mutation", "package"]
+BIN = Path(sys.executable).parent
+DUMMIES = ("silent", "fail", "echo", "cat", "usage")  # graded as submissions: each must score 0
+
+
+def cpu_seconds() -> float:
+    """The machine's busy CPU time so far (user, nice, system, irq, softirq, steal), seconds."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def build_all(sources: list[str], out: Path, mutants: int) -> tuple[RunSummary, float, float]:
+    """`taskfoundry build-many` on every source; its summary, wall seconds and CPU seconds."""
+    runs = out / "runs"
+    before = set(runs.glob("build-many-*.json")) if runs.is_dir() else set()
+    cpu, wall = cpu_seconds(), time.monotonic()
+    argv = [str(BIN / "taskfoundry"), "build-many", *sources, "--out", str(out), "--concurrency", "1"]
+    argv += ["--max-failures", "1.0", "--mutants", str(mutants), "--no-progress"]
+    with (out / "build-many.log").open("ab") as log:
+        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
+    cpu, wall = cpu_seconds() - cpu, time.monotonic() - wall
+    (written,) = set(runs.glob("build-many-*.json")) - before
+    return RunSummary.model_validate_json(written.read_text()), wall, cpu
+
+
+def past(row: RunRow) -> list[str]:
+    """The stages a source got past."""
+    if row.status == "built":
+        return STAGES
+    if row.stage in STAGES:
+        return STAGES[: STAGES.index(row.stage)]
+    return []
+
+
+def reason(row: RunRow) -> str:
+    """A failure's stage and message, with what differs between sources blanked."""
+    text = (row.error or "no message").strip().splitlines()[0][:160]
+    text = re.sub(r"(/[\w.+@-]+)+", "<path>", text)
+    text = re.sub(r"\b[0-9a-f]{7,64}\b", "<hash>", text)
+    text = re.sub(r"\d+(\.\d+)*", "N", text)
+    return f"{row.stage or 'unknown'}: {text}"
+
+
+def dummy_tarball(name: str, path: Path) -> Path:
+    """A submission whose compile.sh writes the dummy `name` as ./executable."""
+    script = render_dummy(name, "usage: executable [options]\n").decode()
+    compile_sh = f"#!/bin/sh\ncat > executable <<'TF_DUMMY'\n{script}TF_DUMMY\nchmod +x executable\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("compile.sh")
+        info.size, info.mode = len(compile_sh.encode()), 0o755
+        tar.addfile(info, io.BytesIO(compile_sh.encode()))
+    return path
+
+
+def graded(task_dirs: list[Path], out: Path, who: str) -> dict[str, float]:
+    """Each task graded by `taskfoundry eval` with `who` as the submission: the reference
+    (solution.tar.gz) or a dummy; task id -> pass rate."""
+    run = out / "yield-eval" / who
+    shutil.rmtree(run, ignore_errors=True)
+    for task_dir in task_dirs:
+        target = run / task_dir.name / "submission.tar.gz"
+        if who == "reference":
+            target.parent.mkdir(parents=True)
+            shutil.copy(task_dir / "solution.tar.gz", target)
+        else:
+            dummy_tarball(who, target)
+    if not task_dirs:
+        return {}
+    argv = [str(BIN / "taskfoundry"), "eval", str(run), "--tasks", str(out / "tasks"), "--workers", "2"]
+    with (out / "eval.log").open("ab") as log:
+        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
+    summary = json.loads((run / "summary.json").read_text())
+    return {t["task_id"]: t["pass_rate"] for t in summary["tasks"]}
+
+
+Grades = dict[str, dict[str, float]]  # who (reference, a dummy) -> task id -> pass rate
+
+
+def verdict(task_dir: Path, min_tests: int, grades: Grades) -> tuple[TaskYaml, list[str]]:
+    """The task and what keeps it from being accepted (nothing: accepted)."""
+    task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
+    why = []
+    leak = json.loads((task_dir / "reports" / "leak.json").read_text())
+    if leak.get("verdict") != "clean":
+        why.append(f"cleanroom {leak.get('verdict')}")
+    if task.stats.tests_kept < min_tests:
+        why.append(f"fewer than {min_tests} kept tests")
+    for who, rates in grades.items():
+        rate, want = rates.get(task_dir.name), 1.0 if who == "reference" else 0.0
+        if rate != want:
+            why.append(f"{who} graded {rate} (not {want})")
+    return task, why
+
+
+def report(rows: list[RunRow], accepted: dict[str, TaskYaml], rejected: dict[str, list[str]]) -> Figures:
+    stages = {stage: sum(stage in past(row) for row in rows) for stage in STAGES}
+    reasons = Counter(reason(row) for row in rows if row.status != "built")
+    reasons.update(f"not accepted: {why}" for whys in rejected.values() for why in whys)
+    tasks = list(accepted.values())
+    scores = [t.stats.mutation_score for t in tasks if t.stats.mutation_score is not None]
+    return {
+        "sources": len(rows),
+        "past_stage": stages,
+        "gold_and_coverage_built": stages["build"],
+        "built": stages["package"],
+        "accepted": len(tasks),
+        "reasons": reasons.most_common(),
+        "line_rate": _mean([t.stats.line_rate for t in tasks]),
+        "mutation_score": _mean(scores),
+        "languages": Counter(t.language for t in tasks).most_common(),
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def print_report(figures: dict[str, Any], rule: str, wall: float, cpu: float) -> None:
+    n = figures["sources"]
+    print(f"rule: {rule}\nsources: {n}; wall {wall / 60:.1f} min; machine CPU {cpu / 60:.1f} min\n")
+    print("| stage | got past | share |\n|---|---|---|")
+    for stage, count in figures["past_stage"].items():
+        print(f"| {stage} | {count} | {100 * count / n:.0f}% |" if n else f"| {stage} | 0 | - |")
+    accepted = figures["accepted"]
+    print(f"| accepted | {accepted} | {100 * accepted / n:.0f}% |" if n else "| accepted | 0 | - |")
+    per = f"{cpu / 60 / accepted:.1f}" if accepted else "-"
+    print(f"\nCPU-minutes per accepted task: {per}; accepted tasks' mean line coverage "
+          f"{figures['line_rate']}, mean mutation score {figures['mutation_score']}; "
+          f"languages {figures['languages']}\n")  # fmt: skip
+    print("| why stopped | sources |\n|---|---|")
+    for why, count in figures["reasons"]:
+        print(f"| {why} | {count} |")
+
+
+def sources_of(args: argparse.Namespace) -> tuple[list[str], str]:
+    if args.catalog is None:
+        return list(args.sources), args.rule or "the sources named on the command line"
+    entries = load_catalog(args.catalog)[: args.limit]
+    rule = args.rule or f"the first {len(entries)} entries of {args.catalog} (a discovery catalog), in order"
+    return [e.source for e in entries], rule
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("sources", nargs="*")
+    parser.add_argument("--catalog", type=Path, default=None, help="a refresh catalog (taskfoundry discover)")
+    parser.add_argument("--limit", type=int, default=None, help="the first N of the catalog")
+    parser.add_argument("--rule", default=None, help="how the sources were chosen, for the report")
+    parser.add_argument("--mutants", type=int, default=100, help="mutants per task")
+    parser.add_argument("--min-tests", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args()
+    sources, rule = sources_of(args)
+    if not sources:
+        parser.error("no sources: name some, or give --catalog")
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary, wall, cpu = build_all(sources, args.out, args.mutants)
+    built = [row.task_dir for row in summary.rows if row.status == "built" and row.task_dir]
+    grades = {who: graded(built, args.out, who) for who in ("reference", *DUMMIES)}
+    accepted: dict[str, TaskYaml] = {}
+    rejected: dict[str, list[str]] = {}
+    for task_dir in built:
+        task, why = verdict(task_dir, args.min_tests, grades)
+        if why:
+            rejected[task_dir.name] = why
+        else:
+            accepted[task_dir.name] = task
+    figures = report(summary.rows, accepted, rejected)
+    figures.update(rule=rule, wall_seconds=round(wall), cpu_seconds=round(cpu), rejected=rejected)
+    print_report(figures, rule, wall, cpu)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
