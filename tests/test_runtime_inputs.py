@@ -216,9 +216,11 @@ def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character(
 def test_a_character_value_goes_where_its_class_shows_next_to_a_delimiter_or_a_wide_letter() -> None:
     from taskfoundry.kinds.program.mutate.guided import value_variants
 
-    # CommonMark: `a*"foo"*` is no emphasis because `"` is punctuation; a letter there makes it one
-    found = value_variants('a*"foo"* ñ\n', (0x589, 0x58A))
-    assert '\u0589*"foo"* ñ\n' in found  # the first letter
-    assert 'a*"foo"* \u058a\n' in found  # the first character beyond ASCII, where a table was read
-    assert 'a\u0589"foo"* ñ\n' in found and 'a*\u0589foo"* ñ\n' in found  # the first two marks
+    # CommonMark: `a*b*` is emphasis, `a*"b"*` not (`"` is punctuation): a delimiter's neighbour
+    found = value_variants("# A a*bc* ñ\n", (0x589, 0x58A))
+    assert "# A a*\u0589c* ñ\n" in found and "# A a*\u058ac* ñ\n" in found  # the first after a mark
+    assert "# A \u0589*bc* ñ\n" in found  # the first letter before a mark
+    assert "# A a*bc* \u058a\n" in found  # the first character beyond ASCII, where a table was read
+    assert "# \u0589 a*bc* ñ\n" in found  # the first letter
+    assert "\u0589 A a*bc* ñ\n" in found and "# A a\u0589bc* ñ\n" in found  # the first two marks
     assert value_variants("x 7\n", (0xD800,)) == ["x 55296\n"]  # a surrogate is no character

@@ -156,9 +156,9 @@ def boundary_values(mutant: Mutant) -> tuple[int, ...]:
 def value_variants(text: str, values: tuple[int, ...]) -> list[str]:
     """The text with its first number set to each value, and each value taken as a character
     (a code point: a table of character ranges is tried at its edges) written where a class
-    of character matters: over its first letter, its first character beyond ASCII (where a
-    table was already consulted) and its first two punctuation marks (what a delimiter's
-    neighbour is decides how a markup reader reads it)."""
+    of character matters (`_class_positions`): next to a punctuation mark (CommonMark reads
+    `a*b*` as emphasis and `a*"b"*` not: a delimiter's neighbour is classed), over its first
+    character beyond ASCII (where a table was already read), its first letter, its marks."""
     out: list[str] = []
     number = _NUMBER.search(text)
     if number is not None:
@@ -170,12 +170,20 @@ def value_variants(text: str, values: tuple[int, ...]) -> list[str]:
 
 
 def _class_positions(text: str) -> list[int]:
-    """Where a character's class shows: the first letter, the first character beyond ASCII,
-    the first two punctuation marks."""
-    letter = next((i for i, c in enumerate(text) if c.isascii() and c.isalpha()), None)
+    """Where a character's class shows: the first letter after a punctuation mark and the
+    first before one (a delimiter's neighbours), the first character beyond ASCII, the first
+    letter, the first two punctuation marks."""
+
+    def mark(i: int) -> bool:
+        return 0 <= i < len(text) and text[i].isascii() and text[i] in string.punctuation
+
+    letters = [i for i, c in enumerate(text) if c.isascii() and c.isalpha()]
+    after = next((i for i in letters if mark(i - 1)), None)
+    before = next((i for i in letters if mark(i + 1)), None)
     wide = next((i for i, c in enumerate(text) if not c.isascii()), None)
-    marks = [i for i, c in enumerate(text) if c.isascii() and c in string.punctuation][:2]
-    return [i for i in dict.fromkeys([letter, wide, *marks]) if i is not None]
+    marks = [i for i in range(len(text)) if mark(i)][:2]
+    found = [after, before, wide, letters[0] if letters else None, *marks]
+    return [i for i in dict.fromkeys(found) if i is not None]
 
 
 def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> list[Probe]:
