@@ -87,10 +87,10 @@ def test_wide_and_not_utf8_copies_keep_the_header_and_reach_every_sequence_lengt
     assert isinstance(bad, bytes) and bad.startswith(b"flf2a$ 4 3 10 0 1\n")
     for line in bad.splitlines()[1:]:
         try:
-            line.decode()
+            text = line.decode()
         except UnicodeDecodeError:
             continue
-        raise AssertionError(f"{line!r} is UTF-8")
+        assert text.startswith("\ufffe"), f"{line!r} is UTF-8"  # a noncharacter: valid, refused
 
 
 def test_data_options_get_installed_names_and_copies_which_probes_carry() -> None:
@@ -224,3 +224,17 @@ def test_a_character_value_goes_where_its_class_shows_next_to_a_delimiter_or_a_w
     assert "# \u0589 a*bc* ñ\n" in found  # the first letter
     assert "\u0589 A a*bc* ñ\n" in found and "# A a\u0589bc* ñ\n" in found  # the first two marks
     assert value_variants("x 7\n", (0xD800,)) == ["x 55296\n"]  # a surrogate is no character
+
+
+def test_a_file_over_the_cap_gives_only_its_compressed_copies_under_it() -> None:
+    from taskfoundry.kinds.program.testgen.runtime_inputs import MAX_DATA_BYTES
+
+    rng = random.Random(1)
+    lines = ["".join(rng.choice(" _|/\\()@") for _ in range(rng.randint(4, 20))) + "@\n" for _ in range(9000)]
+    big = ("flf2a$ 8 6 20 0 1\n" + "".join(lines)).encode()
+    assert MAX_DATA_BYTES < len(big)
+    copies = variants("big.flf", big)
+    assert {"big-zip.flf", "big-zipcut.flf", "big.flf.gz"} <= set(copies)
+    assert not {"big-stored.flf", "big-zip0.flf", "big-wide.flf", "big-cut.flf"} & set(copies)
+    assert all(len(c) <= MAX_DATA_BYTES for c in copies.values())
+    assert _member(copies["big-zip.flf"], "big.flf") == (zipfile.ZIP_DEFLATED, big)

@@ -25,6 +25,9 @@ from taskfoundry.layout import MANUAL_DIRS, RUNTIME_TAR
 from taskfoundry.sandbox.base import Sandbox
 
 MAX_DATA_BYTES = 64 * 1024  # a copy bigger than this would bloat every test that carries it
+# a file this big is still taken for its compressed copies (they stay under the cap): more than
+# an inflater's 32 KiB window and its 8 KiB input buffers is where their refills and flushes run
+MAX_PACKED_SOURCE = 4 * MAX_DATA_BYTES
 
 
 def installed_data(sandbox: Sandbox) -> list[str]:
@@ -77,7 +80,8 @@ def variants(name: str, data: bytes) -> dict[str, str | bytes]:
     (one member, under the file's own suffix: a reader that sniffs the format finds it) with
     each kind of deflate block (dynamic and fixed Huffman tables, stored blocks) and stored,
     the deflated zip cut in half, gzipped (`.gz` added); and for text, cut to its first
-    quarter, with wide letters, and with bytes that are not UTF-8."""
+    quarter, with wide letters, and with bytes that are not UTF-8. Of a file over
+    MAX_DATA_BYTES, only the compressed copies that stay under it."""
     path = PurePosixPath(name)
     suffix = "".join(path.suffixes)
     base = name[: len(name) - len(suffix)] if suffix else name
@@ -90,6 +94,8 @@ def variants(name: str, data: bytes) -> dict[str, str | bytes]:
         f"{base}-stored{suffix}": _zip(name, data, zipfile.ZIP_STORED),
         f"{name}.gz": gzip.compress(data, mtime=0),
     }
+    if len(data) > MAX_DATA_BYTES:
+        return {k: v for k, v in out.items() if len(v) <= MAX_DATA_BYTES}
     try:
         text = data.decode()
     except UnicodeDecodeError:
@@ -103,7 +109,11 @@ def variants(name: str, data: bytes) -> dict[str, str | bytes]:
 
 
 WIDE = ("é", "€", "𝄞")  # two, three and four bytes in UTF-8
-NOT_UTF8 = (b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80")
+NOT_UTF8 = (  # a stray byte, a cut sequence, an overlong form, a surrogate, five- and six-byte
+    # forms, a lone continuation byte, a noncharacter (U+FFFE)
+    b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80",
+    b"\xfc\x84\x80\x80\x80\x80", b"\x80", b"\xef\xbf\xbe",
+)  # fmt: skip
 
 
 def wide(lines: list[str]) -> str:
@@ -118,9 +128,8 @@ def wide(lines: list[str]) -> str:
 
 
 def not_utf8(lines: list[str]) -> bytes:
-    """The text with a byte sequence that is not UTF-8 (a stray byte, a cut sequence, an
-    overlong form, a surrogate, a five-byte form, a lone continuation) at the start of each
-    line after the first, in turn."""
+    """The text with a byte sequence a strict UTF-8 reader refuses (NOT_UTF8) at the start of
+    each line after the first, in turn."""
     body = [NOT_UTF8[i % len(NOT_UTF8)] + line.encode() for i, line in enumerate(lines[1:])]
     return b"".join([lines[0].encode(), *body])
 
@@ -143,15 +152,16 @@ def _zip(name: str, data: bytes, method: int, level: int = 6, strategy: int = 0)
 
 
 def data_inputs(sandbox: Sandbox, paths: list[str]) -> dict[str, str | bytes]:
-    """`variants` of the smallest and the largest data file of each family (under the size cap;
-    a larger file gives a deflater more than one kind of block), read from the runtime-data tar."""
+    """`variants` of the smallest and the largest data file of each family (the largest up to
+    MAX_PACKED_SOURCE: a larger file gives a deflater more than one kind of block, and an
+    inflater's window more than one fill), read from the runtime-data tar."""
     if not paths:
         return {}
     res = sandbox.exec(["tar", "-tvf", RUNTIME_TAR], timeout=60)
     sizes = _sizes(res.stdout.decode(errors="replace")) if res.ok else {}
     chosen: dict[tuple[str, bool], str] = {}
-    for path in sorted(paths, key=lambda p: (sizes.get(p, MAX_DATA_BYTES + 1), p)):
-        if 0 < sizes.get(path, 0) <= MAX_DATA_BYTES:
+    for path in sorted(paths, key=lambda p: (sizes.get(p, MAX_PACKED_SOURCE + 1), p)):
+        if 0 < sizes.get(path, 0) <= MAX_PACKED_SOURCE:
             chosen.setdefault((family(path), False), path)
             chosen[(family(path), True)] = path  # the largest last
     out: dict[str, str | bytes] = {}
