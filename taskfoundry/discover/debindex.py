@@ -1,0 +1,122 @@
+"""A Debian suite's Sources index, read once per run: the Debian registry itself, and the seed
+of names for the registries that cannot list what they hold (the crate index, PyPI)."""
+
+from __future__ import annotations
+
+import lzma
+import re
+from dataclasses import dataclass
+
+from taskfoundry.discover.http import Client
+from taskfoundry.errors import SourceError
+from taskfoundry.sources.registry import DebianConfig
+
+# sections whose binaries are programs a person runs; a binary in any other section
+# (libs, libdevel, python, perl, doc, fonts, ...) does not make its source a program
+PROGRAM_SECTIONS = frozenset(
+    "admin database devel editors electronics graphics hamradio httpd mail math misc net "
+    "news science shells sound text utils vcs video web".split()
+)
+_NOT_PROGRAM = re.compile(
+    r"^(lib|python3?-|ruby-|node-|golang-|librust-|r-cran-|r-bioc-|fonts-|php-|elpa-|"
+    r"texlive-|haskell-|ocaml-|lua-)|(-dev|-doc|-dbg|-data|-common|-examples|-tests?)$"
+)
+
+
+@dataclass(frozen=True)
+class SourcePackage:
+    name: str
+    version: str
+    directory: str
+    files: tuple[str, ...]
+    binaries: tuple[tuple[str, str], ...]  # (binary package, section) from Package-List
+    build_depends: str = ""
+    standards: str = ""
+    homepage: str = ""
+
+    @property
+    def programs(self) -> list[tuple[str, str]]:
+        """Binaries that look like command-line programs (the stated rule: section and name)."""
+        return [
+            (b, s)
+            for b, s in self.binaries
+            if s.split("/")[-1] in PROGRAM_SECTIONS and not _NOT_PROGRAM.search(b)
+        ]
+
+    @property
+    def language(self) -> str:
+        deps = self.build_depends
+        if "dh-cargo" in deps or "cargo:native" in deps or self.name.startswith("rust-"):
+            return "rust"
+        if "golang-go" in deps or "dh-golang" in deps or "dh-sequence-golang" in deps:
+            return "go"
+        if "dh-python" in deps or "dh-sequence-python3" in deps:
+            return "python"
+        if re.search(r"\b(g\+\+|qt6?-base|qtbase5|libboost|cmake)\b", deps):
+            return "c++"  # a guess from the build tools; C and C++ share most
+        return "c"
+
+    @property
+    def standards_key(self) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", self.standards)[:4])
+
+
+def _stanzas(text: str) -> list[dict[str, str]]:
+    out = []
+    for block in text.split("\n\n"):
+        fields: dict[str, str] = {}
+        key = ""
+        for line in block.splitlines():
+            if line[:1] in (" ", "\t"):
+                if key:
+                    fields[key] += "\n" + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        if "Package" in fields:
+            out.append(fields)
+    return out
+
+
+def parse_sources(text: str) -> list[SourcePackage]:
+    packages = []
+    for f in _stanzas(text):
+        binaries = tuple(
+            (parts[0], parts[2])
+            for parts in (ln.split() for ln in f.get("Package-List", "").splitlines())
+            if len(parts) >= 3
+        )
+        files = tuple(ln.split()[-1] for ln in f.get("Files", "").splitlines() if len(ln.split()) == 3)
+        packages.append(
+            SourcePackage(
+                name=f["Package"],
+                version=f.get("Version", ""),
+                directory=f.get("Directory", ""),
+                files=files,
+                binaries=binaries,
+                build_depends=f.get("Build-Depends", "") + ", " + f.get("Build-Depends-Arch", ""),
+                standards=f.get("Standards-Version", ""),
+                homepage=f.get("Homepage", ""),
+            )
+        )
+    return packages
+
+
+def load_index(client: Client, cfg: DebianConfig) -> list[SourcePackage]:
+    """Every source package of the suite's components (newest version where one is listed twice)."""
+    newest: dict[str, SourcePackage] = {}
+    for component in cfg.components:
+        url = f"{cfg.mirror.rstrip('/')}/dists/{cfg.suite}/{component}/source/Sources.xz"
+        try:
+            text = lzma.decompress(client.get(url)).decode("utf-8", "replace")
+        except lzma.LZMAError as exc:
+            raise SourceError(f"{url}: not an xz file ({exc})") from exc
+        for pkg in parse_sources(text):
+            newest[pkg.name] = pkg  # Sources lists one version per suite; the last one wins
+    return list(newest.values())
+
+
+def recent_first(packages: list[SourcePackage]) -> list[SourcePackage]:
+    """The walk's order: newest Standards-Version first (a recent upload usually declares the
+    policy current at its time), then by name; no request is needed to sort."""
+    return sorted(packages, key=lambda p: (tuple(-n for n in p.standards_key), p.name))
