@@ -36,6 +36,7 @@ SUBCOMMANDS = {
     "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
+    "discover": "taskfoundry.discover.cli:discover_command",
 }
 
 
@@ -325,9 +326,11 @@ def refresh(
     """Build the catalog's sources not built yet at their current commit or version."""
 
     def run(config: Config) -> Any:
-        from taskfoundry.flows.refresh import refresh_flow
+        from taskfoundry.flows.refresh import choose_catalog, refresh_flow
 
-        return refresh_flow(config, catalog)
+        chosen, note = choose_catalog(config, catalog)
+        click.echo(f"refresh: {note}", err=True)
+        return refresh_flow(config, chosen, chosen=True)
 
     flags = batch_flags(concurrency, max_failures)
     _run_batch(
@@ -429,3 +432,7 @@ def tasks_with_publish() -> click.Command:
     from taskfoundry.catalog.cli import tasks_command
 
     return tasks_command(_publish_catalog)
+
+
+if __name__ == "__main__":  # python -m taskfoundry.cli
+    main()

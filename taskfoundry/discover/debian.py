@@ -25,15 +25,20 @@ _KIND_NOTE = "not checked: a Debian source is taken as a program source"
 
 
 def discover(w: Walk) -> RegistryReport:
-    packages = {p.name: p for p in w.debian()}
+    packages: dict[str, SourcePackage] = {}
+
+    def index() -> dict[str, SourcePackage]:
+        if not packages:
+            packages.update((p.name, p) for p in w.debian())
+        return packages
 
     def names() -> Iterator[tuple[str, str]]:
         yield from ((n, "configured seed") for n in w.seeds)
-        for pkg in recent_first([p for p in packages.values() if p.programs]):
+        for pkg in recent_first([p for p in index().values() if p.programs]):
             yield pkg.name, f"ships a program binary; Standards-Version {pkg.standards}"
 
     def look(name: str, seed: str) -> Row:
-        pkg = packages.get(name)
+        pkg = index().get(name)
         if pkg is None:
             return Row.failed("debian", name, f"not in {w.sources.debian.suite}'s Sources", seed)
         return _row(w, pkg, seed)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from taskfoundry.discover.debindex import SourcePackage, load_index
 from taskfoundry.discover.http import BudgetSpent, Client
 from taskfoundry.discover.models import KINDS, Registry, RegistryReport, Row, Verdict, no
+from taskfoundry.errors import SourceError
 from taskfoundry.sources.registry import SourceConfig
 
 log = logging.getLogger(__name__)
@@ -31,12 +32,20 @@ class Walk:
 
 
 def shared_index(client: Client, sources: SourceConfig) -> Callable[[], list[SourcePackage]]:
-    """The Debian index, read on first use and then kept for the run's other registries."""
+    """The Debian index, read on first use and then kept (or its failure) for the run's other
+    registries: a mirror that failed once is not asked again in the same run."""
     kept: list[list[SourcePackage]] = []
+    failed: list[SourceError] = []
 
     def index() -> list[SourcePackage]:
+        if failed:
+            raise failed[0]
         if not kept:
-            kept.append(load_index(client, sources.debian))
+            try:
+                kept.append(load_index(client, sources.debian))
+            except SourceError as exc:
+                failed.append(exc)
+                raise
         return kept[0]
 
     return index
@@ -69,10 +78,10 @@ def walk(
             if name in seen:
                 continue
             seen.add(name)
-            report.seeds += 1
             if found >= walk.limit:
                 report.stopped = f"limit of {walk.limit} candidates"
                 break
+            report.seeds += 1
             try:
                 row = look(name, seed)
             except BudgetSpent:
@@ -82,6 +91,9 @@ def walk(
                 row = Row.failed(registry, name, f"{type(exc).__name__}: {exc}", seed)
             found += row.is_candidate(walk.kind)
             report.rows.append(row)
+            if found >= walk.limit:
+                report.stopped = f"limit of {walk.limit} candidates"
+                break
     except BudgetSpent as exc:
         report.stopped = f"request budget of {walk.client.max_requests} spent"
         log.info("discover %s: %s", registry, exc)
