@@ -306,7 +306,7 @@ def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **f
     "--catalog",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="YAML list of sources [orchestration.refresh.catalog]",
+    help="YAML list of sources [orchestration.refresh.catalog, else discovery's]",
 )
 @OUT_OPTION
 @CONFIG_OPTION
@@ -323,7 +323,8 @@ def refresh(
     max_probes: int | None,
     show: bool,
 ) -> None:
-    """Build the catalog's sources not built yet at their current commit or version."""
+    """Build the catalog's sources not built yet at their current commit or version (no catalog
+    and no configured sources: what discovery finds since the last refresh)."""
 
     def run(config: Config) -> Any:
         from taskfoundry.flows.refresh import choose_catalog, refresh_flow

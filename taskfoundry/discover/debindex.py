@@ -33,6 +33,8 @@ class SourcePackage:
     build_depends: str = ""
     standards: str = ""
     homepage: str = ""
+    architecture: str = ""
+    testsuite: str = ""
 
     @property
     def programs(self) -> list[tuple[str, str]]:
@@ -50,11 +52,22 @@ class SourcePackage:
             return "rust"
         if "golang-go" in deps or "dh-golang" in deps or "dh-sequence-golang" in deps:
             return "go"
-        if "dh-python" in deps or "dh-sequence-python3" in deps:
+        if self.python_dist and self.architecture.split() == ["all"]:
             return "python"
         if re.search(r"\b(g\+\+|qt6?-base|qtbase5|libboost|cmake)\b", deps):
             return "c++"  # a guess from the build tools; C and C++ share most
         return "c"
+
+    @property
+    def python_dist(self) -> bool:
+        """Built from a Python distribution (pybuild, a pypi.org homepage, a python-* source):
+        not a C program that also builds Python bindings."""
+        return (
+            "pypi.org/project/" in self.homepage
+            or "pybuild" in self.testsuite
+            or "pybuild-plugin-pyproject" in self.build_depends
+            or self.name.startswith("python-")
+        )
 
     @property
     def standards_key(self) -> tuple[int, ...]:
@@ -97,6 +110,8 @@ def parse_sources(text: str) -> list[SourcePackage]:
                 build_depends=f.get("Build-Depends", "") + ", " + f.get("Build-Depends-Arch", ""),
                 standards=f.get("Standards-Version", ""),
                 homepage=f.get("Homepage", ""),
+                architecture=f.get("Architecture", ""),
+                testsuite=f.get("Testsuite", ""),
             )
         )
     return packages

@@ -1,8 +1,9 @@
 """PyPI projects with console scripts, dated by their latest release's upload time.
 
 PyPI lists names (the simple index) but not by date, and its RSS and XML-RPC changelog are
-not reachable here, so the seed is Debian's Python source packages (the PyPI name from a
-pypi.org Homepage, else the source name without `python-`), those shipping a program first.
+not reachable here, so the seed is Debian's source packages of Python distributions (built by
+pybuild, a pypi.org Homepage or a `python-*` name; the PyPI name from the Homepage, else the
+source name without `python-`), those shipping a program first.
 Console scripts are read from a wheel's entry_points.txt with range requests (`wheel.py`).
 """
 
@@ -28,7 +29,7 @@ def pypi_name(pkg: SourcePackage) -> str:
 
 def seed(w: Walk) -> Iterator[tuple[str, str]]:
     yield from ((n, "configured seed") for n in w.seeds)
-    python = [p for p in w.debian() if p.language == "python"]
+    python = [p for p in w.debian() if p.python_dist]
     for with_program in (True, False):
         for pkg in recent_first([p for p in python if bool(p.programs) == with_program]):
             why = "Debian ships its program" if with_program else "Debian packages it"

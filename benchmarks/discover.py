@@ -1,0 +1,55 @@
+"""Discovery on the real registries: the candidates of each registry for a date a month back.
+
+    .venv/bin/python benchmarks/discover.py [--since 2026-10-27] [--limit 25] [--max-requests 150]
+                                            [--suite trixie] [--cache DIR] [--catalog FILE]
+
+Prints counts per registry and kind (rows looked at, error rows, rows released in the window,
+candidates per kind), the requests made and the seconds taken, then the first candidates. A
+fresh cache folder (the default: a temporary one) makes every answer a real request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+from taskfoundry.discover.run import discover, table, write_catalog
+from taskfoundry.discover.settings import DiscoverConfig
+from taskfoundry.sources.registry import DebianConfig, SourceConfig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--since", type=date.fromisoformat, default=date(2026, 10, 27))
+    parser.add_argument("--limit", type=int, default=25)
+    parser.add_argument("--max-requests", type=int, default=150)
+    parser.add_argument("--registry", default="pypi,crates,debian")
+    parser.add_argument("--suite", default=DebianConfig().suite, help="Debian suite (and the seeds' index)")
+    parser.add_argument("--cache", type=Path, default=None, help="keep answers here [a fresh temp dir]")
+    parser.add_argument("--catalog", type=Path, default=None, help="also write the catalog here")
+    args = parser.parse_args()
+    cache = args.cache or Path(tempfile.mkdtemp(prefix="tf-discover-"))
+    config = DiscoverConfig(
+        registries=args.registry.split(","), limit=args.limit, max_requests=args.max_requests
+    )
+    sources = SourceConfig(debian=DebianConfig(suite=args.suite))
+    start = time.monotonic()
+    found = discover(args.since, config, sources, cache)
+    seconds = time.monotonic() - start
+    print(table(found, first=15))
+    total = sum(r.requests for r in found.registries) + found.index_requests
+    print(f"\n{total} requests ({found.index_requests} for the Debian index), {seconds:.1f}s, cache {cache}")
+    for report in found.registries:
+        errors = Counter((r.error or "").split(":")[0] for r in report.rows if r.error)
+        langs = Counter(r.language for r in report.rows if r.is_candidate("program"))
+        print(f"{report.registry}: errors {dict(errors)}; program candidates by language {dict(langs)}")
+    if args.catalog:
+        print(f"catalog: {write_catalog(found, args.catalog)} candidates in {args.catalog}")
+
+
+if __name__ == "__main__":
+    main()
