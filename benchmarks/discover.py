@@ -1,7 +1,7 @@
 """Discovery on the real registries: the candidates of each registry for a date a month back.
 
     .venv/bin/python benchmarks/discover.py [--since 2026-10-27] [--limit 25] [--max-requests 150]
-                                            [--suite trixie] [--cache DIR] [--catalog FILE]
+                                            [--suite trixie] [--baseline SUITE] [--cache DIR] [--catalog FILE]
 
 Prints counts per registry and kind (rows looked at, error rows, rows released in the window,
 candidates per kind), the requests made and the seconds taken, then the first candidates. A
@@ -29,12 +29,16 @@ def main() -> None:
     parser.add_argument("--max-requests", type=int, default=150)
     parser.add_argument("--registry", default="pypi,crates,debian")
     parser.add_argument("--suite", default=DebianConfig().suite, help="Debian suite (and the seeds' index)")
+    parser.add_argument("--baseline", default=None, help="Debian suite whose missing uploads go first")
     parser.add_argument("--cache", type=Path, default=None, help="keep answers here [a fresh temp dir]")
     parser.add_argument("--catalog", type=Path, default=None, help="also write the catalog here")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="tf-discover-"))
     config = DiscoverConfig(
-        registries=args.registry.split(","), limit=args.limit, max_requests=args.max_requests
+        registries=args.registry.split(","),
+        limit=args.limit,
+        max_requests=args.max_requests,
+        debian_baseline=args.baseline,
     )
     sources = SourceConfig(debian=DebianConfig(suite=args.suite))
     start = time.monotonic()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lzma
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -119,3 +120,14 @@ def test_an_unreachable_registry_is_one_error_row(tmp_path: Path) -> None:
     found = discover(SINCE, DiscoverConfig(timeout=2), fake.sources(tmp_path), tmp_path)
     assert [len(r.rows) for r in found.registries] == [1, 1, 1]
     assert all(r.rows[0].error and r.stopped.startswith("seed failed") for r in found.registries)
+
+
+def test_uploads_the_baseline_suite_lacks_are_walked_first(fake: FakeRegistries, tmp_path: Path) -> None:
+    sources = fake.files["/debian/dists/fake/main/source/Sources.xz"]
+    text = lzma.decompress(sources).decode().replace("Version: 1.2-1", "Version: 1.1-1")  # cprog, older
+    fake.files["/debian/dists/base/main/source/Sources.xz"] = lzma.compress(text.encode())
+    found = _run(fake, tmp_path, limit=1, registries=["debian"], debian_baseline="base")
+    assert [(r.name, r.seed.split(";")[1].strip()) for r in found.registries[0].rows] == [
+        ("cprog", "a fresh upload")
+    ]
+    assert found.index_requests == 2  # the suite and its baseline

@@ -37,10 +37,9 @@ def seed(w: Walk) -> Iterator[tuple[str, str]]:
     current = [
         p for p in rust if not (_SEMVER_SUFFIX.search(p.name) and _SEMVER_SUFFIX.sub("", p.name) in names)
     ]
-    for with_program in (True, False):
-        for pkg in recent_first([p for p in current if bool(p.programs) == with_program]):
-            why = "Debian ships its program" if with_program else "Debian packages the crate"
-            yield pkg.name.removeprefix("rust-"), f"{pkg.name}: {why}"
+    for pkg in sorted(recent_first(current), key=lambda p: (not p.fresh, not p.programs)):  # stable
+        why = "Debian ships its program" if pkg.programs else "Debian packages the crate"
+        yield pkg.name.removeprefix("rust-"), f"{pkg.name}: {why}" + ("; a fresh upload" if pkg.fresh else "")
 
 
 def discover(w: Walk) -> RegistryReport:

@@ -3,7 +3,7 @@
 The Sources index lists every source package with its binaries' sections but no dates, and
 the pool has no listing; the date of a version is the trailer of its top debian/changelog
 entry, read from the small `.debian.tar.*` beside the `.dsc`. The walk takes the sources
-the program rule accepts (`debindex.PROGRAM_SECTIONS`), newest Standards-Version first.
+the program rule accepts (`debindex.PROGRAM_SECTIONS`) in `debindex.recent_first` order.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def discover(w: Walk) -> RegistryReport:
     def names() -> Iterator[tuple[str, str]]:
         yield from ((n, "configured seed") for n in w.seeds)
         for pkg in recent_first([p for p in index().values() if p.programs]):
-            yield pkg.name, f"ships a program binary; Standards-Version {pkg.standards}"
+            fresh = "a fresh upload; " if pkg.fresh else ""
+            yield pkg.name, f"ships a program binary; {fresh}Standards-Version {pkg.standards}"
 
     def look(name: str, seed: str) -> Row:
         pkg = index().get(name)

@@ -3,6 +3,7 @@ of names for the registries that cannot list what they hold (the crate index, Py
 
 from __future__ import annotations
 
+import dataclasses
 import lzma
 import re
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ class SourcePackage:
     homepage: str = ""
     architecture: str = ""
     testsuite: str = ""
+    fresh: bool = False  # its version is not the baseline suite's: a recent upload
 
     @property
     def programs(self) -> list[tuple[str, str]]:
@@ -117,21 +119,31 @@ def parse_sources(text: str) -> list[SourcePackage]:
     return packages
 
 
-def load_index(client: Client, cfg: DebianConfig) -> list[SourcePackage]:
-    """Every source package of the suite's components (newest version where one is listed twice)."""
+def _read(client: Client, cfg: DebianConfig, suite: str) -> dict[str, SourcePackage]:
     newest: dict[str, SourcePackage] = {}
     for component in cfg.components:
-        url = f"{cfg.mirror.rstrip('/')}/dists/{cfg.suite}/{component}/source/Sources.xz"
+        url = f"{cfg.mirror.rstrip('/')}/dists/{suite}/{component}/source/Sources.xz"
         try:
             text = lzma.decompress(client.get(url)).decode("utf-8", "replace")
         except lzma.LZMAError as exc:
             raise SourceError(f"{url}: not an xz file ({exc})") from exc
         for pkg in parse_sources(text):
             newest[pkg.name] = pkg  # Sources lists one version per suite; the last one wins
-    return list(newest.values())
+    return newest
+
+
+def load_index(client: Client, cfg: DebianConfig, baseline: str | None = None) -> list[SourcePackage]:
+    """Every source package of the suite's components; with a `baseline` suite (testing, for
+    unstable), those whose version the baseline does not have yet are marked `fresh`."""
+    packages = _read(client, cfg, cfg.suite)
+    if baseline:
+        older = {name: pkg.version for name, pkg in _read(client, cfg, baseline).items()}
+        return [dataclasses.replace(p, fresh=older.get(p.name) != p.version) for p in packages.values()]
+    return list(packages.values())
 
 
 def recent_first(packages: list[SourcePackage]) -> list[SourcePackage]:
-    """The walk's order: newest Standards-Version first (a recent upload usually declares the
-    policy current at its time), then by name; no request is needed to sort."""
-    return sorted(packages, key=lambda p: (tuple(-n for n in p.standards_key), p.name))
+    """The walk's order, with no request: fresh uploads (not yet in the baseline suite) first,
+    then the newest Standards-Version (a recent upload usually declares the policy current at
+    its time), then by name."""
+    return sorted(packages, key=lambda p: (not p.fresh, tuple(-n for n in p.standards_key), p.name))

@@ -30,10 +30,9 @@ def pypi_name(pkg: SourcePackage) -> str:
 def seed(w: Walk) -> Iterator[tuple[str, str]]:
     yield from ((n, "configured seed") for n in w.seeds)
     python = [p for p in w.debian() if p.python_dist]
-    for with_program in (True, False):
-        for pkg in recent_first([p for p in python if bool(p.programs) == with_program]):
-            why = "Debian ships its program" if with_program else "Debian packages it"
-            yield pypi_name(pkg), f"debian {pkg.name}: {why}"
+    for pkg in sorted(recent_first(python), key=lambda p: (not p.fresh, not p.programs)):  # stable
+        why = "Debian ships its program" if pkg.programs else "Debian packages it"
+        yield pypi_name(pkg), f"debian {pkg.name}: {why}" + ("; a fresh upload" if pkg.fresh else "")
 
 
 def discover(w: Walk) -> RegistryReport:

@@ -34,8 +34,9 @@ def discover(
     if unknown:
         raise ConfigError(f"unknown registry {', '.join(unknown)} (known: {', '.join(REGISTRIES)})")
     root = cache / "discover" / "http"
-    index_client = Client(root, len(sources.debian.components), config.timeout, config.ttl_hours)
-    index = shared_index(index_client, sources)
+    suites = 1 + bool(config.debian_baseline)
+    index_client = Client(root, suites * len(sources.debian.components), config.timeout, config.ttl_hours)
+    index = shared_index(index_client, sources, config.debian_baseline)
     start = datetime.combine(since, time.min, tzinfo=UTC)
     result = Discovery(since=since, kind=kind, created_at=datetime.now(UTC))
     for registry in config.registries:

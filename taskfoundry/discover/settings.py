@@ -26,6 +26,11 @@ class DiscoverConfig(BaseModel):
     window_days: int = Field(
         30, ge=1, description="refresh with no catalog and no earlier refresh: discover this many days back"
     )
+    debian_baseline: str | None = Field(
+        None,
+        description="a suite to compare `sources.debian.suite` with (testing, for unstable): sources "
+        "whose version it lacks are recent uploads, walked first by every registry's seed",
+    )
     seeds: dict[str, list[str]] = Field(
         default_factory=dict,
         description="names checked first, per registry (pypi: project, crates: crate, debian: source)",

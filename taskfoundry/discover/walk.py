@@ -31,7 +31,9 @@ class Walk:
     notes: list[str] = field(default_factory=list)
 
 
-def shared_index(client: Client, sources: SourceConfig) -> Callable[[], list[SourcePackage]]:
+def shared_index(
+    client: Client, sources: SourceConfig, baseline: str | None
+) -> Callable[[], list[SourcePackage]]:
     """The Debian index, read on first use and then kept (or its failure) for the run's other
     registries: a mirror that failed once is not asked again in the same run."""
     kept: list[list[SourcePackage]] = []
@@ -42,7 +44,7 @@ def shared_index(client: Client, sources: SourceConfig) -> Callable[[], list[Sou
             raise failed[0]
         if not kept:
             try:
-                kept.append(load_index(client, sources.debian))
+                kept.append(load_index(client, sources.debian, baseline))
             except SourceError as exc:
                 failed.append(exc)
                 raise
