@@ -99,7 +99,11 @@ def _stanza(name: str, version: str, binaries: list[str], deps: str, homepage: s
     ]
     lines += [f"Build-Depends: {deps}", "Standards-Version: 4.7.2", "Package-List:"]
     lines += [f" {b} optional arch=any" for b in binaries]
-    lines += ["Files:", f" 0123 100 {name}_{version}.dsc", f" 0123 100 {name}_{version}.debian.tar.xz"]
+    lines += [
+        "Checksums-Sha256:",
+        f" 0123 100 {name}_{version}.dsc",
+        f" 0123 100 {name}_{version}.debian.tar.xz",
+    ]
     lines += [f"Directory: {directory}"] + ([f"Homepage: {homepage}"] if homepage else [])
     return "\n".join(lines)
 

@@ -101,7 +101,8 @@ def parse_sources(text: str) -> list[SourcePackage]:
             for parts in (ln.split() for ln in f.get("Package-List", "").splitlines())
             if len(parts) >= 3
         )
-        files = tuple(ln.split()[-1] for ln in f.get("Files", "").splitlines() if len(ln.split()) == 3)
+        listing = f.get("Checksums-Sha256") or f.get("Files", "")  # some suites drop the md5 `Files`
+        files = tuple(ln.split()[-1] for ln in listing.splitlines() if len(ln.split()) == 3)
         packages.append(
             SourcePackage(
                 name=f["Package"],
@@ -128,7 +129,7 @@ def _read(client: Client, cfg: DebianConfig, suite: str) -> dict[str, SourcePack
         except lzma.LZMAError as exc:
             raise SourceError(f"{url}: not an xz file ({exc})") from exc
         for pkg in parse_sources(text):
-            newest[pkg.name] = pkg  # Sources lists one version per suite; the last one wins
+            newest[pkg.name] = pkg  # a suite listing two versions (backports) lists the newer last
     return newest
 
 
