@@ -13,6 +13,7 @@ from taskfoundry.discover.models import Discovery, Row
 from taskfoundry.discover.run import discover, table, write_catalog
 from taskfoundry.discover.settings import DiscoverConfig
 from taskfoundry.flows.catalog import load_catalog
+from taskfoundry.sources.crates import fits
 from tests.discover_fakes import FakeRegistries, populate
 
 SINCE = date(2026, 10, 27)
@@ -131,3 +132,8 @@ def test_uploads_the_baseline_suite_lacks_are_walked_first(fake: FakeRegistries,
         ("cprog", "a fresh upload")
     ]
     assert found.index_requests == 2  # the suite and its baseline
+
+
+def test_a_rust_version_with_a_patch_part_fits_the_same_minor() -> None:
+    assert fits("1.85.0", "1.85") and fits("1.85", "1.85.1") and fits(None, "1.85")
+    assert not fits("1.85.1", "1.85") and not fits("1.88", "1.85")

@@ -94,4 +94,8 @@ def _key(version: str) -> tuple[int, ...]:
 
 
 def fits(needed: str | None, have: str | None) -> bool:
-    return needed is None or have is None or _key(needed) <= _key(have)
+    """`rust-version` `needed` builds with rustc `have` (1.85.0 fits 1.85: missing parts are 0)."""
+    if needed is None or have is None:
+        return True
+    width = max(len(_key(needed)), len(_key(have)))
+    return _key(needed) + (0,) * (width - len(_key(needed))) <= _key(have) + (0,) * (width - len(_key(have)))
