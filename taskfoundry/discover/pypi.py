@@ -63,7 +63,11 @@ def _row(w: Walk, url: str, meta: dict[str, Any], why: str) -> Row:
     outside = window(released, w.since, "the release has no files")
     if outside is not None:
         return row.model_copy(update={"verdicts": outside})
-    wheels = [f for f in files if f.get("packagetype") == "bdist_wheel"]
+    # entry points are the same in every wheel of a release: a Linux x86-64 one reads first
+    wheels = sorted(
+        (f for f in files if f.get("packagetype") == "bdist_wheel"),
+        key=lambda f: "linux_x86_64" not in f["filename"],
+    )
     pure = [f for f in wheels if f["filename"].endswith("-none-any.whl")]
     has_sdist = any(f.get("packagetype") == "sdist" for f in files)
     program, scripts = _program(w, url, pure or wheels, has_sdist)
