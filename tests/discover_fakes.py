@@ -176,6 +176,7 @@ def populate(fake: FakeRegistries) -> None:
         _stanza("cprog", "1.2-1", ["cprog deb utils"], "debhelper-compat (= 13)"),
         _stanza("oldprog", "0.9-1", ["oldprog deb text"], "debhelper-compat (= 13)"),
         _stanza("brokenprog", "2.0-1", ["brokenprog deb utils"], "debhelper-compat (= 13)"),
+        _stanza("guiprog", "3.0-1", ["guiprog deb graphics"], "debhelper-compat (= 13), libgtk-3-dev"),
         _stanza(
             "libfoo", "1.0-1", ["libfoo1 deb libs", "libfoo-dev deb libdevel"], "debhelper-compat (= 13)"
         ),
@@ -195,6 +196,7 @@ def populate(fake: FakeRegistries) -> None:
         "\n\n".join(stanzas).encode() + b"\n"
     )
     for pkg, version, date in (
+        ("guiprog", "3.0-1", "Mon, 02 Nov 2026 10:00:00 +0000"),
         ("cprog", "1.2-1", "Sun, 01 Nov 2026 10:00:00 +0000"),
         ("oldprog", "0.9-1", "Wed, 01 Jan 2025 10:00:00 +0000"),
     ):

@@ -52,6 +52,10 @@ def test_each_registry_gives_its_candidates_with_reasons(fake: FakeRegistries, t
     assert debian["cprog"].source == "debian:cprog=1.2-1" and debian["cprog"].released is not None
     assert debian["cprog"].verdicts["program"].reason == "ships `cprog` (utils)"
     assert "libfoo" not in debian  # the program rule: libs and libdevel only
+    assert (
+        debian["guiprog"].verdicts["program"].reason
+        == "a GUI program: ships `guiprog` (graphics), builds with libgtk-3-dev"
+    )
     assert [r.source for r in found.candidates()] == [
         "pypi:clitool==1.0",
         "crate:tool@1.0.0",

@@ -62,11 +62,15 @@ def _row(w: Walk, pkg: SourcePackage, seed: str) -> Row:
     if outside is not None:
         return row.model_copy(update={"verdicts": outside})
     programs = pkg.programs
-    program = (
-        yes("ships " + ", ".join(f"`{b}` ({s})" for b, s in programs[:3]))
-        if programs
-        else no("no binary in a program section: " + ", ".join(f"{b} ({s})" for b, s in pkg.binaries[:3]))
-    )
+    shipped = ", ".join(f"`{b}` ({s})" for b, s in programs[:3])
+    if not programs:
+        program = no(
+            "no binary in a program section: " + ", ".join(f"{b} ({s})" for b, s in pkg.binaries[:3])
+        )
+    elif pkg.gui:
+        program = no(f"a GUI program: ships {shipped}, builds with {pkg.gui}")
+    else:
+        program = yes(f"ships {shipped}")
     verdicts = {"program": program, "function": unchecked(_KIND_NOTE), "feature": unchecked(_KIND_NOTE)}
     return row.model_copy(update={"verdicts": verdicts})
 

@@ -23,6 +23,12 @@ _NOT_PROGRAM = re.compile(
     r"texlive-|haskell-|ocaml-|lua-)|(-dev|-doc|-dbg|-data|-common|-examples|-tests?)$"
 )
 
+# a build dependency on a GUI toolkit makes the program a windowed one, not a command line
+_GUI = re.compile(
+    r"\b(libgtk-?[234][.0-9]*-dev|libgtkmm|libgtk2\.0-dev|qt6-base-dev|qtbase5-dev|libqt5|libkf[56]|"
+    r"libwxgtk|libsdl[23]?(\.[0-9])?-dev|libadwaita|libglfw|libwebkit|libfltk|libxaw|libmotif|libopengl)"
+)
+
 
 @dataclass(frozen=True)
 class SourcePackage:
@@ -46,6 +52,12 @@ class SourcePackage:
             for b, s in self.binaries
             if s.split("/")[-1] in PROGRAM_SECTIONS and not _NOT_PROGRAM.search(b)
         ]
+
+    @property
+    def gui(self) -> str | None:
+        """The GUI toolkit it builds with, if any."""
+        match = _GUI.search(self.build_depends)
+        return match[1] if match else None
 
     @property
     def language(self) -> str:
