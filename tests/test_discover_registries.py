@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry.discover.debindex import parse_sources
 from taskfoundry.discover.models import Discovery, Row
 from taskfoundry.discover.run import discover, table, write_catalog
 from taskfoundry.discover.settings import DiscoverConfig
@@ -141,3 +142,23 @@ def test_uploads_the_baseline_suite_lacks_are_walked_first(fake: FakeRegistries,
 def test_a_rust_version_with_a_patch_part_fits_the_same_minor() -> None:
     assert fits("1.85.0", "1.85") and fits("1.85", "1.85.1") and fits(None, "1.85")
     assert not fits("1.85.1", "1.85") and not fits("1.88", "1.85")
+
+
+@pytest.mark.parametrize(
+    ("deps", "arch", "language"),
+    [
+        ("debhelper-compat (= 13), libz-dev", "any", "c"),
+        ("debhelper-compat (= 13), cmake, libboost-dev", "any", "c++"),
+        ("dh-golang, golang-go", "any", "go"),
+        ("dh-cargo, cargo:native", "any", "rust"),
+        ("debhelper-compat (= 13), erlang-dev, rebar3", "any", "erlang"),
+        ("debhelper-compat (= 13)", "all", "script"),
+        ("dh-python, pybuild-plugin-pyproject", "all", "python"),
+    ],
+)
+def test_a_debian_source_s_language_is_guessed_from_its_toolchain(
+    deps: str, arch: str, language: str
+) -> None:
+    text = f"Package: x\nVersion: 1-1\nArchitecture: {arch}\nBuild-Depends: {deps}\n"
+    (pkg,) = parse_sources(text)
+    assert pkg.language == language

@@ -29,6 +29,20 @@ _GUI = re.compile(
     r"libwxgtk|libsdl[23]?(\.[0-9])?-dev|libadwaita|libglfw|libwebkit|libfltk|libxaw|libmotif|libopengl)"
 )
 
+_OTHER_TOOLCHAINS = [
+    (lang, re.compile(marker))
+    for lang, marker in (
+        ("erlang", r"\b(erlang-dev|erlang-base|rebar3?|elixir)\b"),
+        ("java", r"\b(default-jdk|maven-debian-helper|javahelper|gradle-debian-helper)\b"),
+        ("ocaml", r"\b(ocaml-nox|ocaml-dune|dh-ocaml)\b"),
+        ("haskell", r"\b(ghc|haskell-devscripts)\b"),
+        ("pascal", r"\bfp-compiler\b"),
+        ("javascript", r"\b(dh-nodejs|dh-sequence-nodejs)\b"),
+        ("php", r"\bpkg-php-tools\b"),
+        ("coq", r"\b(coq|dh-coq)\b"),
+    )
+]
+
 
 @dataclass(frozen=True)
 class SourcePackage:
@@ -61,13 +75,20 @@ class SourcePackage:
 
     @property
     def language(self) -> str:
+        """A guess from the build dependencies: the toolchain named, else C (gcc is implied)."""
         deps = self.build_depends
         if "dh-cargo" in deps or "cargo:native" in deps or self.name.startswith("rust-"):
             return "rust"
         if "golang-go" in deps or "dh-golang" in deps or "dh-sequence-golang" in deps:
             return "go"
-        if self.python_dist and self.architecture.split() == ["all"]:
+        arch_all = self.architecture.split() == ["all"]
+        if self.python_dist and arch_all:
             return "python"
+        other = next((lang for lang, marker in _OTHER_TOOLCHAINS if marker.search(deps)), None)
+        if other:
+            return other
+        if arch_all:
+            return "script"  # architecture-independent: shell, Perl, data; nothing compiled
         if re.search(r"\b(g\+\+|qt6?-base|qtbase5|libboost|cmake)\b", deps):
             return "c++"  # a guess from the build tools; C and C++ share most
         return "c"
