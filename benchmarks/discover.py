@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/discover.py [--since 2026-10-27] [--limit 25] [--max-requests 150]
                                             [--suite trixie] [--baseline SUITE] [--cache DIR] [--catalog FILE]
+                                            [--per-language N [--yield-catalog FILE]]
 
 Prints counts per registry and kind (rows looked at, error rows, rows released in the window,
 candidates per kind), the requests made and the seconds taken, then the first candidates. A
@@ -17,9 +18,12 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
+from taskfoundry.discover.models import Discovery, RegistryReport, Row
 from taskfoundry.discover.run import discover, table, write_catalog
 from taskfoundry.discover.settings import DiscoverConfig
 from taskfoundry.sources.registry import DebianConfig, SourceConfig
+
+YIELD_LANGUAGES = ("c", "c++", "rust", "go", "python")
 
 
 def main() -> None:
@@ -32,6 +36,13 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="Debian suite whose missing uploads go first")
     parser.add_argument("--cache", type=Path, default=None, help="keep answers here [a fresh temp dir]")
     parser.add_argument("--catalog", type=Path, default=None, help="also write the catalog here")
+    parser.add_argument(
+        "--per-language",
+        type=int,
+        default=0,
+        help="also list the first N program candidates of each of " + ", ".join(YIELD_LANGUAGES),
+    )
+    parser.add_argument("--yield-catalog", type=Path, default=None, help="write that list as a catalog")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="tf-discover-"))
     config = DiscoverConfig(
@@ -53,6 +64,30 @@ def main() -> None:
         print(f"{report.registry}: errors {dict(errors)}; program candidates by language {dict(langs)}")
     if args.catalog:
         print(f"catalog: {write_catalog(found, args.catalog)} candidates in {args.catalog}")
+    if args.per_language:
+        picked = yield_list(found, args.per_language)
+        print(f"\nyield list: the first {args.per_language} program candidates per language, in walk order")
+        for row in picked:
+            print(f"  {row.language:<7} {row.source:<45} {row.verdicts['program'].reason}")
+        if args.yield_catalog:
+            chosen = found.model_copy(update={"registries": [RegistryReport(registry="pypi", rows=picked)]})
+            print(
+                f"yield catalog: {write_catalog(chosen, args.yield_catalog)} sources in {args.yield_catalog}"
+            )
+
+
+def yield_list(found: Discovery, n: int) -> list[Row]:
+    """The rule for a yield benchmark: per language, the first `n` program candidates in the
+    order the run found them (registries in turn: pypi, crates, debian), one per program name."""
+    seen: set[str] = set()
+    picked: dict[str, list[Row]] = {lang: [] for lang in YIELD_LANGUAGES}
+    for row in found.candidates():
+        key = row.name.lower().removeprefix("rust-").removeprefix("python-")
+        bucket = picked.get(row.language or "")
+        if bucket is not None and len(bucket) < n and key not in seen:
+            seen.add(key)
+            bucket.append(row)
+    return [row for rows in picked.values() for row in rows]
 
 
 if __name__ == "__main__":

@@ -13,14 +13,16 @@ from taskfoundry.errors import SourceError
 from taskfoundry.sources.registry import DebianConfig
 
 # sections whose binaries are programs a person runs; a binary in any other section
-# (libs, libdevel, python, perl, doc, fonts, ...) does not make its source a program
+# (libs, libdevel, python, perl, doc, fonts, ...) does not make its source a program, nor do
+# libraries, plugins, dictionaries and data of other ecosystems by their names
 PROGRAM_SECTIONS = frozenset(
     "admin database devel editors electronics graphics hamradio httpd mail math misc net "
     "news science shells sound text utils vcs video web".split()
 )
 _NOT_PROGRAM = re.compile(
     r"^(lib|python3?-|ruby-|node-|golang-|librust-|r-cran-|r-bioc-|fonts-|php-|elpa-|"
-    r"texlive-|haskell-|ocaml-|lua-)|(-dev|-doc|-dbg|-data|-common|-examples|-tests?)$"
+    r"texlive-|haskell-|ocaml-|lua-|erlang-|elixir-|postgresql-\d|dokuwiki-|festvox-|apertium-|gap-|"
+    r"hunspell-|aspell-|myspell-|hyphen-|xfonts-)|(-dev|-doc|-dbg|-data|-common|-examples|-tests?)$"
 )
 
 # a build dependency on a GUI toolkit makes the program a windowed one, not a command line
