@@ -68,7 +68,7 @@ def utc(value: str) -> datetime:
 
 
 def walk(
-    registry: Registry, walk: Walk, names: Iterable[tuple[str, str]], look: Callable[[str, str], Row]
+    registry: Registry, w: Walk, names: Iterable[tuple[str, str]], look: Callable[[str, str], Row]
 ) -> RegistryReport:
     """Look up each (name, seed reason) until `limit` candidates, the budget or the names end."""
     start = time.monotonic()
@@ -80,8 +80,8 @@ def walk(
             if name in seen:
                 continue
             seen.add(name)
-            if found >= walk.limit:
-                report.stopped = f"limit of {walk.limit} candidates"
+            if found >= w.limit:
+                report.stopped = f"limit of {w.limit} candidates"
                 break
             report.seeds += 1
             try:
@@ -91,18 +91,18 @@ def walk(
             except Exception as exc:  # noqa: BLE001 - one bad answer is one error row, not a failed run
                 log.info("discover %s %s: %s", registry, name, exc)
                 row = Row.failed(registry, name, f"{type(exc).__name__}: {exc}", seed)
-            found += row.is_candidate(walk.kind)
+            found += row.is_candidate(w.kind)
             report.rows.append(row)
-            if found >= walk.limit:
-                report.stopped = f"limit of {walk.limit} candidates"
+            if found >= w.limit:
+                report.stopped = f"limit of {w.limit} candidates"
                 break
     except BudgetSpent as exc:
-        report.stopped = f"request budget of {walk.client.max_requests} spent"
+        report.stopped = f"request budget of {w.client.max_requests} spent"
         log.info("discover %s: %s", registry, exc)
     except Exception as exc:  # noqa: BLE001 - the seed itself failed: the registry reports it, others go on
         report.stopped = f"seed failed: {type(exc).__name__}: {exc}"
         report.rows.append(Row.failed(registry, "(seed)", report.stopped))
-    report.requests = walk.client.requests
-    report.cached = walk.client.cached
+    report.requests = w.client.requests
+    report.cached = w.client.cached
     report.seconds = round(time.monotonic() - start, 2)
     return report
