@@ -24,6 +24,9 @@ from taskfoundry.discover.settings import DiscoverConfig
 from taskfoundry.sources.registry import DebianConfig, SourceConfig
 
 YIELD_LANGUAGES = ("c", "c++", "rust", "go", "python")
+# sections of programs a test can drive through arguments, stdin and files; services (net,
+# httpd, mail, admin) and hardware (sound, video, hamradio, electronics) are left out
+TESTABLE = "text,utils,devel,science,math,misc,vcs,editors,graphics,shells,database,web"
 
 
 def main() -> None:
@@ -41,6 +44,9 @@ def main() -> None:
         type=int,
         default=0,
         help="also list the first N program candidates of each of " + ", ".join(YIELD_LANGUAGES),
+    )
+    parser.add_argument(
+        "--sections", default=TESTABLE, help="the yield list takes programs of these sections"
     )
     parser.add_argument("--yield-catalog", type=Path, default=None, help="write that list as a catalog")
     args = parser.parse_args()
@@ -65,10 +71,11 @@ def main() -> None:
     if args.catalog:
         print(f"catalog: {write_catalog(found, args.catalog)} candidates in {args.catalog}")
     if args.per_language:
-        picked = yield_list(found, args.per_language)
+        picked = yield_list(found, args.per_language, set(args.sections.split(",")))
         print(f"\nyield list: the first {args.per_language} program candidates per language, in walk order")
         for row in picked:
-            print(f"  {row.language:<7} {row.source:<45} {row.verdicts['program'].reason}")
+            reason = row.verdicts["program"].reason
+            print(f"  {row.language:<7} {row.source:<45} {','.join(row.sections) or '-':<12} {reason}")
         if args.yield_catalog:
             chosen = found.model_copy(update={"registries": [RegistryReport(registry="pypi", rows=picked)]})
             print(
@@ -76,15 +83,18 @@ def main() -> None:
             )
 
 
-def yield_list(found: Discovery, n: int) -> list[Row]:
+def yield_list(found: Discovery, n: int, testable: set[str]) -> list[Row]:
     """The rule for a yield benchmark: per language, the first `n` program candidates in the
-    order the run found them (registries in turn: pypi, crates, debian), one per program name."""
+    order the run found them (registries in turn: pypi, crates, debian), one per program name,
+    whose program binaries (or those of the Debian package that seeded them) all sit in
+    `testable` sections."""
     seen: set[str] = set()
     picked: dict[str, list[Row]] = {lang: [] for lang in YIELD_LANGUAGES}
     for row in found.candidates():
         key = row.name.lower().removeprefix("rust-").removeprefix("python-")
         bucket = picked.get(row.language or "")
-        if bucket is not None and len(bucket) < n and key not in seen:
+        fits = set(row.sections) <= testable
+        if bucket is not None and len(bucket) < n and key not in seen and fits:
             seen.add(key)
             bucket.append(row)
     return [row for rows in picked.values() for row in rows]

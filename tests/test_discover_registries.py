@@ -50,6 +50,7 @@ def test_each_registry_gives_its_candidates_with_reasons(fake: FakeRegistries, t
         "binary target `tool`"
     )
     assert crates["libthing"].verdicts["program"].reason.startswith("library only")
+    assert crates["tool"].sections == ["utils"] == debian["cprog"].sections == pypi["clitool"].sections
     assert debian["cprog"].source == "debian:cprog=1.2-1" and debian["cprog"].released is not None
     assert debian["cprog"].verdicts["program"].reason == "ships `cprog` (utils)"
     assert "libfoo" not in debian  # the program rule: libs and libdevel only

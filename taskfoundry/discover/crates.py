@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from taskfoundry.discover.debindex import recent_first
+from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, Verdict, no, yes
-from taskfoundry.discover.walk import Walk, utc, walk, window
+from taskfoundry.discover.walk import Walk, sections, utc, walk, window
 from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.crates import download_url, fits, index_path
 
@@ -30,7 +30,8 @@ _NOT_RUST = {
 }
 
 
-def seed(w: Walk) -> Iterator[tuple[str, str]]:
+def seed(w: Walk, origin: dict[str, SourcePackage]) -> Iterator[tuple[str, str]]:
+    """(name, why) in walk order; `origin` learns the Debian package each name came from."""
     yield from ((n, "configured seed") for n in w.seeds)
     rust = [p for p in w.debian() if p.name.startswith("rust-")]
     names = {p.name for p in rust}
@@ -39,20 +40,23 @@ def seed(w: Walk) -> Iterator[tuple[str, str]]:
     ]
     for pkg in sorted(recent_first(current), key=lambda p: (not p.fresh, not p.programs)):  # stable
         why = "Debian ships its program" if pkg.programs else "Debian packages the crate"
+        origin[pkg.name.removeprefix("rust-")] = pkg
         yield pkg.name.removeprefix("rust-"), f"{pkg.name}: {why}" + ("; a fresh upload" if pkg.fresh else "")
 
 
 def discover(w: Walk) -> RegistryReport:
     index = w.sources.crates.index.rstrip("/")
     dl: list[str] = []
+    origin: dict[str, SourcePackage] = {}
 
     def look(name: str, why: str) -> Row:
-        releases, name = _releases(w, index, name)
+        releases, spelling = _releases(w, index, name)
         if not dl:
             dl.append(str(w.client.json(f"{index}/config.json")["dl"]))
-        return _row(w, dl[0], name, releases, why)
+        row = _row(w, dl[0], spelling, releases, why)
+        return row.model_copy(update={"sections": sections(origin.get(name))})
 
-    return walk("crates", w, seed(w), look)
+    return walk("crates", w, seed(w, origin), look)
 
 
 def _releases(w: Walk, index: str, name: str) -> tuple[list[dict[str, Any]], str]:

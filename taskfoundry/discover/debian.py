@@ -17,7 +17,7 @@ from email.utils import parsedate_to_datetime
 
 from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, no, unchecked, yes
-from taskfoundry.discover.walk import Walk, walk, window
+from taskfoundry.discover.walk import Walk, sections, walk, window
 from taskfoundry.errors import SourceError
 
 _TRAILER = re.compile(r"^ -- .+?>  (?P<date>.+)$", re.M)
@@ -57,6 +57,7 @@ def _row(w: Walk, pkg: SourcePackage, seed: str) -> Row:
         released=released,
         language=pkg.language,
         seed=seed,
+        sections=sections(pkg),
     )
     outside = window(released, w.since, unknown)
     if outside is not None:

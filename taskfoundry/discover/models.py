@@ -39,6 +39,10 @@ class Row(BaseModel):
     language: str | None = None
     executable: str | None = Field(None, description="the one program it installs, if just one")
     seed: str = Field("", description="why this name was looked at")
+    sections: list[str] = Field(
+        default_factory=list,
+        description="Debian sections of its program binaries (its own, or the package it was seeded from)",
+    )
     error: str | None = Field(None, description="the look-up failed: the row is no candidate")
     verdicts: dict[str, Verdict] = Field(default_factory=dict)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, Verdict, no, unchecked, yes
-from taskfoundry.discover.walk import Walk, utc, walk, window
+from taskfoundry.discover.walk import Walk, sections, utc, walk, window
 from taskfoundry.discover.wheel import console_scripts, entry_points
 
 _HOMEPAGE = re.compile(r"pypi\.(?:org/project|python\.org/pypi)/([A-Za-z0-9._-]+)")
@@ -27,22 +27,26 @@ def pypi_name(pkg: SourcePackage) -> str:
     return match[1] if match else pkg.name.removeprefix("python-")
 
 
-def seed(w: Walk) -> Iterator[tuple[str, str]]:
+def seed(w: Walk, origin: dict[str, SourcePackage]) -> Iterator[tuple[str, str]]:
+    """(name, why) in walk order; `origin` learns the Debian package each name came from."""
     yield from ((n, "configured seed") for n in w.seeds)
     python = [p for p in w.debian() if p.python_dist]
     for pkg in sorted(recent_first(python), key=lambda p: (not p.fresh, not p.programs)):  # stable
         why = "Debian ships its program" if pkg.programs else "Debian packages it"
+        origin[pypi_name(pkg)] = pkg
         yield pypi_name(pkg), f"debian {pkg.name}: {why}" + ("; a fresh upload" if pkg.fresh else "")
 
 
 def discover(w: Walk) -> RegistryReport:
     base = w.sources.pypi.json_api.rstrip("/")
+    origin: dict[str, SourcePackage] = {}
 
     def look(name: str, why: str) -> Row:
         url = f"{base}/{urllib.parse.quote(name)}/json"
-        return _row(w, url, w.client.json(url), why)
+        row = _row(w, url, w.client.json(url), why)
+        return row.model_copy(update={"sections": sections(origin.get(name))})
 
-    return walk("pypi", w, seed(w), look)
+    return walk("pypi", w, seed(w, origin), look)
 
 
 def _row(w: Walk, url: str, meta: dict[str, Any], why: str) -> Row:

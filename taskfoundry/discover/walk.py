@@ -53,6 +53,10 @@ def shared_index(
     return index
 
 
+def sections(pkg: SourcePackage | None) -> list[str]:
+    return sorted({section for _, section in pkg.programs}) if pkg else []
+
+
 def window(released: datetime | None, since: datetime, unknown: str) -> dict[str, Verdict] | None:
     """Verdicts for a release outside the window (or of unknown date); None: inside it."""
     if released is None:
