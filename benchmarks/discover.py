@@ -86,14 +86,14 @@ def main() -> None:
 def yield_list(found: Discovery, n: int, testable: set[str]) -> list[Row]:
     """The rule for a yield benchmark: per language, the first `n` program candidates in the
     order the run found them (registries in turn: pypi, crates, debian), one per program name,
-    whose program binaries (or those of the Debian package that seeded them) all sit in
-    `testable` sections."""
+    that Debian ships as a program (its own binaries, or those of the Debian package that
+    seeded the name) in `testable` sections only."""
     seen: set[str] = set()
     picked: dict[str, list[Row]] = {lang: [] for lang in YIELD_LANGUAGES}
     for row in found.candidates():
         key = row.name.lower().removeprefix("rust-").removeprefix("python-")
         bucket = picked.get(row.language or "")
-        fits = set(row.sections) <= testable
+        fits = bool(row.sections) and set(row.sections) <= testable  # Debian ships it as a program
         if bucket is not None and len(bucket) < n and key not in seen and fits:
             seen.add(key)
             bucket.append(row)
