@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from taskfoundry.cli import main
 from taskfoundry.config import Config
+from taskfoundry.discover.models import Discovery
 from taskfoundry.flows.catalog import candidates
 from taskfoundry.flows.refresh import choose_catalog
 from tests.discover_fakes import FakeRegistries, populate
@@ -47,6 +48,8 @@ def test_refresh_without_a_catalog_discovers_in_a_window_then_since_the_last(
     path, note = choose_catalog(config, None, NOW)
     assert path is not None and "in a 30-day window (no earlier refresh), since 2026-10-28" in note
     assert [e.source for e in candidates(config, path)] == ["crate:tool@1.0.0"]
+    report = Discovery.model_validate_json(path.with_suffix(".json").read_text())
+    assert {r.name for r in report.registries[0].rows} == {"tool", "libthing", "nopub"}
     (config.work_dir / "discover" / "last-refresh").write_text("2026-11-10T03:00:00+00:00\n")
     path, note = choose_catalog(config, None, NOW)
     assert "since the last refresh (2026-11-10 03:00), since 2026-11-10" in note

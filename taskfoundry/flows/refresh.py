@@ -113,6 +113,7 @@ def choose_catalog(
     )
     path = config.work_dir / "discover" / f"catalog-{now:%Y%m%dT%H%M%S}.yaml"
     count = write_catalog(found, path)
+    atomic.write_text(path.with_suffix(".json"), found.model_dump_json(indent=2))  # every row, with reasons
     return path, f"discovery: {count} candidates released {why}, since {since}: {path}"
 
 
