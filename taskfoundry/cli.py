@@ -36,6 +36,7 @@ SUBCOMMANDS = {
     "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
+    "discover": "taskfoundry.discover.cli:discover_command",
 }
 
 
@@ -305,7 +306,7 @@ def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **f
     "--catalog",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="YAML list of sources [orchestration.refresh.catalog]",
+    help="YAML list of sources [orchestration.refresh.catalog, else discovery's]",
 )
 @OUT_OPTION
 @CONFIG_OPTION
@@ -322,12 +323,15 @@ def refresh(
     max_probes: int | None,
     show: bool,
 ) -> None:
-    """Build the catalog's sources not built yet at their current commit or version."""
+    """Build the catalog's sources not built yet at their current commit or version (no catalog
+    and no configured sources: what discovery finds since the last refresh)."""
 
     def run(config: Config) -> Any:
-        from taskfoundry.flows.refresh import refresh_flow
+        from taskfoundry.flows.refresh import choose_catalog, refresh_flow
 
-        return refresh_flow(config, catalog)
+        chosen, note = choose_catalog(config, catalog)
+        click.echo(f"refresh: {note}", err=True)
+        return refresh_flow(config, chosen, chosen=True)
 
     flags = batch_flags(concurrency, max_failures)
     _run_batch(
@@ -429,3 +433,7 @@ def tasks_with_publish() -> click.Command:
     from taskfoundry.catalog.cli import tasks_command
 
     return tasks_command(_publish_catalog)
+
+
+if __name__ == "__main__":  # python -m taskfoundry.cli
+    main()

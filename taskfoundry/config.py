@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from taskfoundry.builders.agent import BuildAgentConfig
 from taskfoundry.builders.recipe import RecipeFile
+from taskfoundry.discover.settings import DiscoverConfig
 from taskfoundry.errors import ConfigError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
@@ -106,6 +107,9 @@ class Config(BaseModel):
     kind: str = Field(DEFAULT_KIND, description="task kind: program, function or feature (taskfoundry.kinds)")
     generator: str = Field("explorer", description="test generator: explorer (no key) or agent")
     sources: SourceConfig = Field(default_factory=SourceConfig)
+    discover: DiscoverConfig = Field(
+        default_factory=DiscoverConfig, description="`taskfoundry discover`: bounds, cache, seeds"
+    )
     build_agent: BuildAgentConfig = Field(default_factory=BuildAgentConfig)
     base: BaseImageConfig = Field(default_factory=BaseImageConfig)
     explorer: ExplorerConfig = Field(default_factory=ExplorerConfig)

@@ -86,7 +86,7 @@ def test_core_does_not_import_orchestration() -> None:
 
 # top to bottom; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("face", ("cli", "cli_server", "runlog", "catalog.cli", "evaluate.cli")),
+    ("face", ("cli", "cli_server", "runlog", "catalog.cli", "evaluate.cli", "discover.cli")),
     ("orchestration", ("flows", "evaluate")),
     ("catalog", ("catalog",)),
     ("config", ("config", "sections")),
@@ -95,7 +95,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # by dotted name: no import arrow up to the kinds)
     ("seam", ("kinds", "kinds.base", "kinds.registry")),
     ("shared stages", ("pipeline",)),
-    ("libraries", ("builders", "sources", "linters", "mutation", "syntax")),
+    ("libraries", ("builders", "sources", "linters", "mutation", "syntax", "discover")),
     # the harness and the evaluator's library: below every stage that runs a suite
     ("grading", ("grading",)),
     ("base libraries", ("sandbox", "images", "agent")),

@@ -1,5 +1,8 @@
 """Refresh: find candidates (catalog + configured sources), skip what is built, build the rest.
 
+With no catalog and no configured sources, discovery finds the candidates: what the
+registries released since the last refresh, or within `discover.window_days`.
+
 A candidate is resolved first (a registry source fetches its newest version), so
 "already built" means: `<out>/tasks/<task id>/task.yaml` exists with the same
 commit. Served by `taskfoundry serve` on the cron schedule of `orchestration.refresh`.
@@ -9,11 +12,14 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from prefect import flow, task
 
+from taskfoundry import atomic
 from taskfoundry.config import Config
+from taskfoundry.discover.run import discover, write_catalog
 from taskfoundry.errors import ConfigError, StageError, TaskfoundryError
 from taskfoundry.flows import progress
 from taskfoundry.flows.build import build_resolved_flow
@@ -69,9 +75,58 @@ def refresh_one(item: CatalogEntry, config: Config) -> RunRow:
     return row.model_copy(update={"released_at": released})
 
 
+def _stamp(config: Config) -> Path:
+    return config.work_dir / "discover" / "last-refresh"
+
+
+def last_refresh(config: Config) -> datetime | None:
+    """When the last refresh of this output folder started, if one finished."""
+    try:
+        return datetime.fromisoformat(_stamp(config).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def choose_catalog(
+    config: Config, catalog: Path | None, now: datetime | None = None
+) -> tuple[Path | None, str]:
+    """The catalog a refresh reads, and a line saying where it came from.
+
+    A given or configured catalog (or configured sources) wins; else discovery writes one,
+    for the days since the last refresh or, with none, the last `discover.window_days`.
+    """
+    configured = config.orchestration.refresh
+    if catalog or configured.catalog:
+        return catalog, f"catalog {catalog or configured.catalog}"
+    if configured.sources:
+        return None, "the sources in orchestration.refresh.sources"
+    now = now or datetime.now(UTC)
+    last = last_refresh(config)
+    days = config.discover.window_days
+    since, why = (
+        (last.date(), f"since the last refresh ({last:%Y-%m-%d %H:%M})")
+        if last
+        else ((now - timedelta(days=days)).date(), f"in a {days}-day window (no earlier refresh)")
+    )
+    found = discover(
+        since, config.discover, config.sources, config.sources.cache(config.work_dir), config.kind
+    )
+    path = config.work_dir / "discover" / f"catalog-{now:%Y%m%dT%H%M%S}.yaml"
+    count = write_catalog(found, path)
+    atomic.write_text(path.with_suffix(".json"), found.model_dump_json(indent=2))  # every row, with reasons
+    return path, f"discovery: {count} candidates released {why}, since {since}: {path}"
+
+
 @flow(name="refresh", log_prints=False)
-def refresh_flow(config: Config, catalog: Path | None = None) -> RunSummary:
-    """Build the new candidates of `catalog` (default: `orchestration.refresh.catalog`)."""
+def refresh_flow(config: Config, catalog: Path | None = None, chosen: bool = False) -> RunSummary:
+    """Build the new candidates of `catalog` (default: `orchestration.refresh.catalog`, else
+    discovery's; `chosen`: the caller has already chosen, see `choose_catalog`)."""
+    started = datetime.now(UTC)
+    if not chosen:
+        catalog, note = choose_catalog(config, catalog, started)
+        log.info("refresh: %s", note)
     entries = candidates(config, catalog)
     log.info("refresh: %d candidates", len(entries))
-    return run_batch("refresh", refresh_one, entries, [e.source for e in entries], config)
+    summary = run_batch("refresh", refresh_one, entries, [e.source for e in entries], config)
+    atomic.write_text(_stamp(config), started.isoformat() + "\n")
+    return summary

@@ -82,7 +82,7 @@ def _pick(
     ok = [
         r
         for r in releases
-        if not r.get("yanked") and "-" not in r["vers"] and _fits(r.get("rust_version"), max_rust)
+        if not r.get("yanked") and "-" not in r["vers"] and fits(r.get("rust_version"), max_rust)
     ]
     if not ok:
         raise SourceError(f"crate:{name}: no stable release builds with rustc {max_rust}")
@@ -93,5 +93,9 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in version.split("+")[0].split("."))
 
 
-def _fits(needed: str | None, have: str | None) -> bool:
-    return needed is None or have is None or _key(needed) <= _key(have)
+def fits(needed: str | None, have: str | None) -> bool:
+    """`rust-version` `needed` builds with rustc `have` (1.85.0 fits 1.85: missing parts are 0)."""
+    if needed is None or have is None:
+        return True
+    width = max(len(_key(needed)), len(_key(have)))
+    return _key(needed) + (0,) * (width - len(_key(needed))) <= _key(have) + (0,) * (width - len(_key(have)))

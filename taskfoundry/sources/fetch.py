@@ -23,10 +23,10 @@ USER_AGENT = "taskfoundry/0.1 (benchmark task builder; https://github.com/taskfo
 TIMEOUT = 60.0
 
 
-def _open(url: str) -> Any:
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+def _open(url: str, timeout: float = TIMEOUT, headers: dict[str, str] | None = None) -> Any:
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **(headers or {})})
     try:
-        return urllib.request.urlopen(request, timeout=TIMEOUT)  # noqa: S310 - registry URLs
+        return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 - registry URLs
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             raise SourceUnavailable(f"not available: {url} (404 Not Found)") from exc
@@ -35,9 +35,13 @@ def _open(url: str) -> Any:
         raise SourceError(f"{url}: {exc}") from exc
 
 
-def get_bytes(url: str) -> bytes:
-    with _open(url) as response:
-        data: bytes = response.read()
+def get_bytes(url: str, timeout: float = TIMEOUT, headers: dict[str, str] | None = None) -> bytes:
+    """The body of a GET (`headers` for e.g. `Range` or `Accept`); a 404 is `SourceUnavailable`."""
+    try:
+        with _open(url, timeout, headers) as response:
+            data: bytes = response.read()
+    except (TimeoutError, OSError) as exc:  # a read that stalls past the timeout
+        raise SourceError(f"{url}: {exc}") from exc
     return data
 
 
