@@ -1,7 +1,10 @@
 """Yield: how many real programs, chosen by a stated rule, become accepted tasks, and at what cost.
 
     .venv/bin/python benchmarks/yield.py (--catalog FILE | SOURCE ...) [--limit N]
-        [--mutants 100] [--out /tmp/tf-bench-yield] [--rule TEXT] [--json FILE]
+        [--mutants 100] [--out /tmp/tf-bench-yield] [--rule TEXT] [--json FILE] [--config FILE]
+
+`benchmarks/yield_sources.yaml` is a catalog benchmarks/discover.py wrote by a rule (its header
+says which); its Debian sources need a config with `sources.debian.suite: sid`.
 
 The sources are a refresh catalog (`taskfoundry discover` writes one: the rule is then "the
 first N candidates of the program kind per registry, in the catalog's order") or SOURCEs on
@@ -54,13 +57,14 @@ def cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def build_all(sources: list[str], out: Path, mutants: int) -> tuple[RunSummary, float, float]:
+def build_all(sources: list[str], out: Path, mutants: int, config: Path | None) -> tuple[RunSummary, float, float]:
     """`taskfoundry build-many` on every source; its summary, wall seconds and CPU seconds."""
     runs = out / "runs"
     before = set(runs.glob("build-many-*.json")) if runs.is_dir() else set()
     cpu, wall = cpu_seconds(), time.monotonic()
     argv = [str(BIN / "taskfoundry"), "build-many", *sources, "--out", str(out), "--concurrency", "1"]
     argv += ["--max-failures", "1.0", "--mutants", str(mutants), "--no-progress"]
+    argv += ["--config", str(config)] if config else []
     with (out / "build-many.log").open("ab") as log:
         subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
     cpu, wall = cpu_seconds() - cpu, time.monotonic() - wall
@@ -194,6 +198,7 @@ def main() -> None:
     parser.add_argument("--rule", default=None, help="how the sources were chosen, for the report")
     parser.add_argument("--mutants", type=int, default=100, help="mutants per task")
     parser.add_argument("--min-tests", type=int, default=50)
+    parser.add_argument("--config", type=Path, default=None, help="taskfoundry config (sources.debian.suite: sid)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
@@ -201,7 +206,7 @@ def main() -> None:
     if not sources:
         parser.error("no sources: name some, or give --catalog")
     args.out.mkdir(parents=True, exist_ok=True)
-    summary, wall, cpu = build_all(sources, args.out, args.mutants)
+    summary, wall, cpu = build_all(sources, args.out, args.mutants, args.config)
     built = [row.task_dir for row in summary.rows if row.status == "built" and row.task_dir]
     grades = {who: graded(built, args.out, who) for who in ("reference", *DUMMIES)}
     accepted: dict[str, TaskYaml] = {}
