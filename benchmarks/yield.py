@@ -57,7 +57,10 @@ def cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def build_all(sources: list[str], out: Path, mutants: int, config: Path | None) -> tuple[RunSummary, float, float]:
+Built = tuple[RunSummary, float, float]  # the run's summary, wall seconds, CPU seconds
+
+
+def build_all(sources: list[str], out: Path, mutants: int, config: Path | None) -> Built:
     """`taskfoundry build-many` on every source; its summary, wall seconds and CPU seconds."""
     runs = out / "runs"
     before = set(runs.glob("build-many-*.json")) if runs.is_dir() else set()
@@ -198,7 +201,7 @@ def main() -> None:
     parser.add_argument("--rule", default=None, help="how the sources were chosen, for the report")
     parser.add_argument("--mutants", type=int, default=100, help="mutants per task")
     parser.add_argument("--min-tests", type=int, default=50)
-    parser.add_argument("--config", type=Path, default=None, help="taskfoundry config (sources.debian.suite: sid)")
+    parser.add_argument("--config", type=Path, default=None, help="e.g. sources.debian.suite: sid")
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
