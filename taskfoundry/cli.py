@@ -36,6 +36,8 @@ SUBCOMMANDS = {
     "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
+    "solve": "taskfoundry.solve.cli:solve_command",
+    "run": "taskfoundry.solve.cli:run_command",
 }
 
 
