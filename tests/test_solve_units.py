@@ -165,3 +165,26 @@ def test_cli_lists_solve_and_run_and_refuses_two_drivers(tmp_path: Path) -> None
     ]
     result = runner.invoke(main, both)
     assert result.exit_code == 1 and "one of a model" in result.output
+
+
+def test_catalog_solve_rate_from_a_runs_grades(tmp_path: Path) -> None:
+    """`taskfoundry tasks OUT --run RUN`: resolved of graded tasks by kind (a task with no
+    grade in the run is not counted)."""
+    import json
+
+    from taskfoundry.catalog import Catalog
+
+    tasks = tmp_path / "out" / "tasks"
+    for task_id, kind in (("a", "function"), ("b", "function"), ("c", "program"), ("d", "program")):
+        task_dir = write_task(tasks, task_id, kind)
+        (task_dir / "tests.json").write_text(json.dumps({"branches": {"k": {"tests": ["t1"]}}}))
+    run = tmp_path / "run"
+    for task_id, status in (("a", "passed"), ("b", "failure"), ("c", "passed")):
+        result = {"task_id": task_id, "test_results": [{"branch": "k", "name": "t1", "status": status}]}
+        (run / task_id).mkdir(parents=True)
+        (run / task_id / f"{task_id}.eval.json").write_text(json.dumps(result))
+    rates = Catalog.load(tmp_path / "out").solve_rates(run, "kind")
+    assert {k: (r.resolved, r.tasks) for k, r in rates.items()} == {"function": (1, 2), "program": (1, 1)}
+    shown = CliRunner().invoke(main, ["tasks", str(tmp_path / "out"), "--run", str(run)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines() == ["function\t1/2\t50.0%", "program\t1/1\t100.0%"]

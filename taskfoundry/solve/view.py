@@ -19,8 +19,9 @@ from taskfoundry.models import TaskYaml, load_yaml_model
 TEMPLATES = "taskfoundry.solve"
 PROMPT_FILE = "prompt.md"  # the function and feature kinds write the worker's task text here
 # the answer is the workspace, less what the worker was given and cannot have changed usefully:
-# the program kind's execute-only gold (unreadable to the worker) and git's own directory
-EXCLUDED = ("./executable", "./.git")
+# the program kind's execute-only gold (unreadable to the worker; compile.sh makes `./executable`
+# again at grading), git's own directory, and Python's bytecode caches at any depth
+EXCLUDED = ("./executable", "./.git", "__pycache__")
 
 
 @dataclass(frozen=True)
