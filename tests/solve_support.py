@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import ipaddress
 import json
 import shutil
 import tarfile
@@ -118,5 +119,7 @@ def tar_names(data: bytes) -> list[str]:
 def bridge_gateway(client: docker.DockerClient) -> str:
     """The host's address on Docker's default bridge: where a container with a network finds
     a server the host runs."""
-    config = client.networks.get("bridge").attrs["IPAM"]["Config"]
-    return str(config[0]["Gateway"])
+    (config, *_) = client.networks.get("bridge").attrs["IPAM"]["Config"]
+    if "Gateway" in config:
+        return str(config["Gateway"])
+    return str(next(ipaddress.ip_network(config["Subnet"]).hosts()))  # the engine's default
