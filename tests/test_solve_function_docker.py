@@ -31,7 +31,19 @@ from taskfoundry.solve.drivers import CommandDriver, ModelDriver
 from taskfoundry.solve.records import RESULT_JSON, SUBMISSION
 from taskfoundry.solve.solve import make_driver, solve_task
 
-from solve_support import KEY_ENV, bash, function_script, model_config, submit, tar_names
+from solve_support import (
+    KEY_ENV,
+    bash,
+    function_script,
+    hidden_test_names,
+    model_config,
+    probe_config,
+    probe_dir,
+    probe_report,
+    solution_files,
+    submit,
+    tar_names,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -215,3 +227,36 @@ def test_a_killed_run_resumes_without_rerunning_finished_tasks(
     assert done.stat().st_mtime_ns == stamp  # the finished task was not run again
     rows = read_report(run_dir / "report.jsonl")
     assert [(r.task, r.resolved) for r in rows] == [(dirs[0].name, True), (dirs[1].name, True)]
+
+
+@pytest.mark.parametrize("defence", [True, False], ids=["cleanroom", "planted"])
+def test_no_reference_or_hidden_cases_in_a_function_container(
+    fn_tasks: tuple[Path, list[Path]], docker_client: docker.DockerClient, tmp_path: Path, defence: bool
+) -> None:
+    """The function kind's `:task` and `:task_cleanroom` are one image with no project code in
+    it, so the defence to switch off is what reaches the container: off, the task directory
+    is planted (as a solver that handed the agent the task folder would), and the probe finds
+    the reference and the cases."""
+    task_dir = fn_tasks[1][0]
+    prompt = (task_dir / "prompt.md").read_text()
+    code = solution_files(task_dir)["candidate.py"].decode()
+    needles = [ln.strip() for ln in code.splitlines() if len(ln.strip()) >= 20 and ln.strip() not in prompt]
+    names, _ = hidden_test_names(task_dir)
+    assert needles and names
+    spec = {"needles": needles, "names": [*names, "cases.json", "solution.tar.gz"]}
+    config = probe_config(probe_dir(tmp_path, spec, task_dir))
+    command = (
+        ""
+        if defence
+        else "cp -r /agent/planted /tmp/planted && cd /tmp/planted/* && tar -xzf solution.tar.gz"
+        " && for t in tests/*.tar.gz; do tar -xzf $t; done && cd /workspace && "
+    ) + str(config.agent_command)
+    config = config.model_copy(update={"agent_command": command})
+    record = solve_task(task_dir, tmp_path / "run", config, CommandDriver(command, config), docker_client)
+    assert record.end_reason == "done", record
+    report = probe_report(tmp_path / "run", task_dir.name)
+    assert report["uid"] == 1000 and report["interfaces"] == ["lo"]
+    if defence:
+        assert (report["hits"], report["named"]) == ({}, [])
+    else:
+        assert set(report["hits"]) == set(needles) and report["named"]
