@@ -121,34 +121,41 @@ def solve_command(
         _fail(exc)
 
 
-@click.command("run")
-@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@_options
-@click.option("--concurrency", type=click.IntRange(min=1), default=None, help="tasks at once [1]")
-def run_command(
-    out: Path,
-    run_dir: Path,
-    kind: str | None,
-    language: str | None,
-    limit: int | None,
-    concurrency: int | None,
-    **driver: Any,
-) -> None:
-    """Solve then grade each selected task of OUT as a Prefect flow; RUN_DIR/report.jsonl, a row
-    per task. Tasks an earlier run of RUN_DIR finished are not run again."""
-    from taskfoundry.cli_server import embedded_server
+RunFlow = Callable[[list[Path], Path, Any], list[Any]]  # (task dirs, run dir, SolveConfig) -> RunRows
 
-    with embedded_server() as server_ready:
-        try:
-            config = make_solve_config(concurrency=concurrency, **driver)
-            task_dirs = _tasks(out, kind, language, limit)
-            from taskfoundry.flows.solve import run_flow
-            from taskfoundry.solve.batch import summary_markdown
 
-            server_ready()
-            rows = run_flow(task_dirs, run_dir.resolve(), config)
-        except TaskfoundryError as exc:
-            _fail(exc)
-    click.echo(summary_markdown(run_dir, rows), nl=False)
-    click.echo(f"report: {run_dir / 'report.jsonl'}")
-    sys.exit(0 if len(rows) == len(task_dirs) else 1)
+def run_command(run_flow: RunFlow) -> click.Command:
+    """The `run` command; `run_flow` schedules the tasks (the CLI hands in `flows.solve`: this
+    package never imports the orchestration layer)."""
+
+    @click.command("run")
+    @click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+    @_options
+    @click.option("--concurrency", type=click.IntRange(min=1), default=None, help="tasks at once [1]")
+    def command(
+        out: Path,
+        run_dir: Path,
+        kind: str | None,
+        language: str | None,
+        limit: int | None,
+        concurrency: int | None,
+        **driver: Any,
+    ) -> None:
+        """Solve then grade each selected task of OUT as a Prefect flow; RUN_DIR/report.jsonl, a
+        row per task. Tasks an earlier run of RUN_DIR finished are not run again."""
+        from taskfoundry.cli_server import embedded_server
+        from taskfoundry.solve.batch import summary_markdown
+
+        with embedded_server() as server_ready:
+            try:
+                config = make_solve_config(concurrency=concurrency, **driver)
+                task_dirs = _tasks(out, kind, language, limit)
+                server_ready()
+                rows = run_flow(task_dirs, run_dir.resolve(), config)
+            except TaskfoundryError as exc:
+                _fail(exc)
+        click.echo(summary_markdown(run_dir, rows), nl=False)
+        click.echo(f"report: {run_dir / 'report.jsonl'}")
+        sys.exit(0 if len(rows) == len(task_dirs) else 1)
+
+    return command

@@ -8,8 +8,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from taskfoundry.evaluate.run import SUBMISSION
+
+__all__ = ["SUBMISSION", "EndReason", "RunRow", "SolveRecord", "task_run_dir"]
+
 SOLVE_SCHEMA_VERSION = 1
-SUBMISSION = "submission.tar.gz"  # the name `taskfoundry eval` reads
 TRAJECTORY = "trajectory.json"
 SOLVE_JSON = "solve.json"
 RESULT_JSON = "result.json"  # `run`: written last, so its presence means the task is finished
