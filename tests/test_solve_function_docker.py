@@ -110,7 +110,7 @@ def test_command_driver_ends_by_exit_code_and_time(
 ) -> None:
     task_dir = fn_tasks[1][0]
     runs = {
-        "done": ("cp $TF_PROMPT notes.md && echo ok", 60.0),
+        "done": ("""cp $TF_PROMPT notes.md && echo '{"steps": 7, "cost_usd": 0.25}' > $TF_STATS""", 60.0),
         "agent_error": ("echo failing >&2; exit 3", 60.0),
         "time_limit": ("sleep 30", 2.0),
     }
@@ -123,6 +123,8 @@ def test_command_driver_ends_by_exit_code_and_time(
     trajectory = json.loads((tmp_path / "agent_error" / task_dir.name / "trajectory.json").read_text())
     assert (trajectory["exit_code"], trajectory["stderr"].strip()) == (3, "failing")
     assert "notes.md" in tar_names((tmp_path / "done" / task_dir.name / SUBMISSION).read_bytes())
+    done = json.loads((tmp_path / "done" / task_dir.name / "solve.json").read_text())
+    assert (done["steps"], done["cost_usd"]) == (7, 0.25)  # what the command reported at $TF_STATS
 
 
 def _run_args(out: Path, run_dir: Path, url: str, limit: int) -> list[str]:

@@ -8,12 +8,15 @@ reasons. A SandboxError (infrastructure) propagates.
 from __future__ import annotations
 
 import json
+import tarfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
+
+from pydantic import BaseModel, Field, ValidationError
 
 from taskfoundry import atomic
 from taskfoundry.agent.config import make_model
@@ -22,6 +25,7 @@ from taskfoundry.agent.model import Model
 from taskfoundry.agent.prompts import load_template
 from taskfoundry.agent.schema import AgentConfig, AgentResult, AgentTask
 from taskfoundry.agent.tools import truncate
+from taskfoundry.errors import SandboxError
 from taskfoundry.solve.config import SolveConfig
 from taskfoundry.solve.container import AGENT_DIR, PROMPT_PATH, WorkerBox
 from taskfoundry.solve.records import TRAJECTORY, EndReason
@@ -29,6 +33,16 @@ from taskfoundry.solve.view import TEMPLATES
 
 BUDGET_REASONS: dict[str, EndReason] = {"steps": "step_limit", "cost": "cost_limit", "time": "time_limit"}
 COMMAND_OUTPUT = 200_000  # characters of an external agent's output kept in its trajectory
+STATS_PATH = "/tmp/tf-agent-stats.json"  # $TF_STATS: where a command may report its usage
+
+
+class CommandStats(BaseModel):
+    """What an external agent says it used (its own word: the loop cannot count for it)."""
+
+    steps: int = Field(0, ge=0)
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+    cost_usd: float = Field(0.0, ge=0)
 
 
 @dataclass
@@ -108,7 +122,7 @@ class CommandDriver:
     def run(self, box: WorkerBox, out_dir: Path) -> Outcome:
         limit = self.config.time_limit or 24 * 3600.0
         started = time.monotonic()
-        res = box.exec(self.command, timeout=limit)
+        res = box.exec(self.command, timeout=limit, env={"TF_STATS": STATS_PATH})
         reason: EndReason = "time_limit" if res.timed_out else "done" if res.exit_code == 0 else "agent_error"
         trajectory = {
             "schema_version": 1,
@@ -125,4 +139,20 @@ class CommandDriver:
         }
         atomic.write_text(out_dir / TRAJECTORY, json.dumps(trajectory, indent=1))
         error = None if reason == "done" else f"exit code {res.exit_code}"
-        return Outcome(end_reason=reason, error=error)
+        stats = _stats(box)
+        return Outcome(
+            end_reason=reason,
+            error=error,
+            steps=stats.steps,
+            input_tokens=stats.input_tokens,
+            output_tokens=stats.output_tokens,
+            cost_usd=stats.cost_usd,
+        )
+
+
+def _stats(box: WorkerBox) -> CommandStats:
+    """The command's report at $TF_STATS; none, or one that does not parse, counts as zero."""
+    try:
+        return CommandStats.model_validate_json(box.get_file(STATS_PATH)[:10_000])
+    except (FileNotFoundError, ValidationError, SandboxError, tarfile.TarError, ValueError):
+        return CommandStats()
