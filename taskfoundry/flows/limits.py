@@ -21,7 +21,6 @@ log = logging.getLogger(__name__)
 
 DOCKER_BUILDS = "taskfoundry-docker-builds"
 MODEL_CALLS = "taskfoundry-model-calls"
-AGENT_RUNS = "taskfoundry-agent-runs"  # `taskfoundry run`: a container and a conversation each
 
 
 def ensure_limits(config: Config) -> None:
@@ -52,15 +51,3 @@ def model_slot(uses_model: bool) -> Iterator[None]:
     with concurrency(MODEL_CALLS, occupy=1):
         yield
 
-
-def ensure_agent_limit(slots: int) -> None:
-    """The agent-run limit at `slots` (each `taskfoundry run` sets it from --concurrency)."""
-    with get_client(sync_client=True) as client:
-        client.upsert_global_concurrency_limit_by_name(AGENT_RUNS, slots)
-
-
-@contextmanager
-def agent_run_slot() -> Iterator[None]:
-    """Hold one agent-run slot: across every run this server sees, not only this process's."""
-    with concurrency(AGENT_RUNS, occupy=1):
-        yield

@@ -19,7 +19,6 @@ from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from taskfoundry.flows.artifacts import artifact_key
-from taskfoundry.flows.limits import agent_run_slot, ensure_agent_limit
 from taskfoundry.sandbox.docker import docker_client
 from taskfoundry.solve.batch import finished_row, solve_and_grade, summary_markdown, write_report
 from taskfoundry.solve.config import SolveConfig
@@ -35,8 +34,7 @@ def solve_task_run(task_dir: Path, run_dir: Path, config: SolveConfig) -> RunRow
     driver = make_driver(config, os.environ)  # the API key: read here, at the edge
     client = docker_client()
     try:
-        with agent_run_slot():
-            return solve_and_grade(task_dir, run_dir, config, driver, client)
+        return solve_and_grade(task_dir, run_dir, config, driver, client)
     finally:
         client.close()
 
@@ -63,7 +61,6 @@ def run_flow(task_dirs: list[Path], run_dir: Path, config: SolveConfig) -> list[
     """Every task of `task_dirs` solved and graded into `run_dir`; rows in task order. A task
     whose result.json an earlier run left is not run again."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    ensure_agent_limit(config.concurrency)
     rows: dict[str, RunRow] = {}
     failed: list[str] = []
     todo = []
