@@ -57,7 +57,13 @@ def connect(host, port):
     try:
         with socket.create_connection((host, port), timeout=3) as sock:
             sock.sendall(b"GET / HTTP/1.0\r\n\r\n")
-            return sock.recv(1000).decode(errors="replace")
+            data = b""
+            while len(data) < 10000:  # to the end of the reply (HTTP/1.0: the server closes)
+                chunk = sock.recv(1000)
+                if not chunk:
+                    break
+                data += chunk
+            return data.decode(errors="replace")
     except OSError as exc:
         return f"{type(exc).__name__}: {exc}"
 
