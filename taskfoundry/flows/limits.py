@@ -50,4 +50,3 @@ def model_slot(uses_model: bool) -> Iterator[None]:
         return
     with concurrency(MODEL_CALLS, occupy=1):
         yield
-
