@@ -51,7 +51,7 @@ def function_script(task_dir: Path, retry: bool = True) -> list[FakeTurn | FakeE
     code = solution_files(task_dir)["candidate.py"]
     turns: list[FakeTurn | FakeError] = [FakeError(status=429, retry_after=0.01)] if retry else []
     return turns + [
-        bash("cat $TF_PROMPT && ls -la"),
+        bash("id -u && cat $TF_PROMPT && ls -la"),
         write_file("candidate.py", code),
         bash("python3 -c 'import candidate' && echo imported"),
         submit("wrote candidate.py"),

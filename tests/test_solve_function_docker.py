@@ -75,7 +75,8 @@ def test_scripted_model_solves_a_function_task_through_the_sdk(
     assert tar_names((out / SUBMISSION).read_bytes()) == [".", "candidate.py"]
     trajectory = read_trajectory(out / "trajectory.json")
     assert "imported" in trajectory.steps[2].observations[0].output
-    assert "Implement" in trajectory.steps[0].observations[0].output  # the task text at $TF_PROMPT
+    first = trajectory.steps[0].observations[0].output
+    assert "\n1000\n" in first and "Implement" in first  # the worker's uid; the task text at $TF_PROMPT
     assert trajectory.result is not None and trajectory.result.status == "submitted"
     score = evaluate_one(task_dir, tmp_path, FAST_EVAL, docker_client, "solve")
     assert score.resolved and score.tests > 0, score

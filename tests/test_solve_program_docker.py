@@ -228,3 +228,10 @@ def test_run_a_scripted_model_on_the_program_task(
     assert row.tests > 0 and not row.resolved
     trajectory = json.loads((run_dir / csvq.name / "trajectory.json").read_text())
     assert "exit=2" in trajectory["steps"][3]["observations"][0]["output"]
+    tasks = tmp_path / "tasks"  # `taskfoundry eval` on the same submission grades it the same
+    tasks.mkdir()
+    (tasks / csvq.name).symlink_to(csvq)
+    graded = CliRunner().invoke(main, ["eval", str(run_dir), "--tasks", str(tasks)])
+    assert graded.exit_code == 0, graded.output
+    (score,) = json.loads((run_dir / "summary.json").read_text())["tasks"]
+    assert (score["resolved"], score["passed"], score["tests"]) == (row.resolved, row.passed, row.tests)
