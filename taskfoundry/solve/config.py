@@ -15,6 +15,9 @@ class Isolation(BaseModel):
 
     user: str = Field("1000:1000", description="uid:gid the agent's commands run as (the worker)")
     network: bool = Field(False, description="network in the worker's container (never for a real run)")
+    home: str = Field(
+        "/home/worker", description="the worker's home (made if the image has none), as at grading"
+    )
     memory_mb: int = Field(4096, description="memory limit of the container")
     pids: int = Field(512, description="process limit of the container")
 

@@ -24,7 +24,6 @@ from taskfoundry.solve.view import EXCLUDED, WorkerView
 PROMPT_DIR = "/tf-task"
 PROMPT_PATH = f"{PROMPT_DIR}/prompt.md"
 AGENT_DIR = "/agent"
-HOME = "/tmp/tf-home"  # the function kind's image has no home for the worker
 SETUP_TIMEOUT = 120.0
 
 
@@ -52,7 +51,7 @@ class WorkerBox(DockerSandbox):
         )
         self.view = view
         self.env = {
-            "HOME": HOME,
+            "HOME": isolation.home,
             "TF_TASK_ID": view.task_id,
             "TF_KIND": view.kind,
             "TF_WORKSPACE": view.workspace,
@@ -77,11 +76,11 @@ class WorkerBox(DockerSandbox):
         return super().exec(cmd, timeout=timeout, stdin=stdin, env=merged, workdir=workdir, user=user)
 
     def prepare(self, agent_dir: Path | None = None) -> None:
-        """As root, before the agent: the workspace the worker owns (the function kind's image
-        has none), the task text (root's, readable), and the external agent's files."""
-        ws, user = shlex.quote(self.view.workspace), self.limits.user
+        """As root, before the agent: the workspace and home the worker owns (the function kind's
+        image has neither), the task text (root's, readable), and the external agent's files."""
+        ws, user, home = shlex.quote(self.view.workspace), self.limits.user, shlex.quote(self.env["HOME"])
         self._root(
-            f"mkdir -p {ws} {HOME} {PROMPT_DIR} && chown {user} {HOME}"
+            f"mkdir -p {ws} {home} {PROMPT_DIR} && chown {user} {home}"
             f' && {{ [ -n "$(ls -A {ws})" ] || chown {user} {ws}; }}'
         )
         self.put_file(self.view.task_text.encode(), PROMPT_PATH, mode=0o444)
