@@ -263,3 +263,35 @@ def test_no_reference_or_hidden_cases_in_a_function_container(
         assert (report["hits"], report["named"]) == ({}, [])
     else:
         assert set(report["hits"]) == set(needles) and report["named"]
+
+
+def test_run_an_external_agent_two_tasks_at_once(
+    fn_tasks: tuple[Path, list[Path]], prefect_harness: None, tmp_path: Path
+) -> None:
+    """`run --agent-command` with `--concurrency 2`: the command finds its own files at /agent
+    (here, each task's answer by task id) and the task at $TF_TASK_ID."""
+    out, dirs = fn_tasks
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    for d in dirs[:3]:
+        (agent / f"{d.name}.py").write_bytes(solution_files(d)["candidate.py"])
+    run_dir = tmp_path / "run"
+    args = [
+        "run",
+        str(out),
+        "--run",
+        str(run_dir),
+        "--kind",
+        "function",
+        "--limit",
+        "3",
+        "--concurrency",
+        "2",
+    ]
+    args += ["--agent-command", 'cp "/agent/$TF_TASK_ID.py" candidate.py', "--agent-dir", str(agent)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    rows = read_report(run_dir / "report.jsonl")
+    assert [(r.task, r.driver, r.end_reason, r.resolved) for r in rows] == [
+        (d.name, "command", "done", True) for d in dirs[:3]
+    ]
