@@ -37,6 +37,8 @@ SUBCOMMANDS = {
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
     "discover": "taskfoundry.discover.cli:discover_command",
+    "solve": "taskfoundry.solve.cli:solve_command",
+    "run": "taskfoundry.cli:run_with_flow",
 }
 
 
@@ -433,6 +435,19 @@ def tasks_with_publish() -> click.Command:
     from taskfoundry.catalog.cli import tasks_command
 
     return tasks_command(_publish_catalog)
+
+
+def _run_flow(task_dirs: list[Path], run_dir: Path, config: Any) -> list[Any]:
+    from taskfoundry.flows.solve import run_flow
+
+    return run_flow(task_dirs, run_dir, config)
+
+
+def run_with_flow() -> click.Command:
+    """`taskfoundry run`, scheduling its tasks with the agent-run flow (`solve` has no flow)."""
+    from taskfoundry.solve.cli import run_command
+
+    return run_command(_run_flow)
 
 
 if __name__ == "__main__":  # python -m taskfoundry.cli

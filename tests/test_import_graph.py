@@ -86,8 +86,8 @@ def test_core_does_not_import_orchestration() -> None:
 
 # top to bottom; a module belongs to the layer of its longest matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("face", ("cli", "cli_server", "runlog", "catalog.cli", "evaluate.cli", "discover.cli")),
-    ("orchestration", ("flows", "evaluate")),
+    ("face", ("cli", "cli_server", "runlog", "catalog.cli", "evaluate.cli", "discover.cli", "solve.cli")),
+    ("orchestration", ("flows", "evaluate", "solve")),
     ("catalog", ("catalog",)),
     ("config", ("config", "sections")),
     ("kinds", ("kinds.program", "kinds.function", "kinds.feature")),

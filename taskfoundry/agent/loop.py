@@ -21,6 +21,7 @@ from taskfoundry.agent.schema import (
     AgentResult,
     AgentTask,
     Budget,
+    Failure,
     Observation,
     Status,
     Step,
@@ -71,14 +72,14 @@ def run_agent(
             turn = model.complete(list(run.messages), run.toolbox.specs)
         except ModelError as exc:
             log.warning("model failed after step %d: %s", len(run.trajectory.steps), exc)
-            return run.finish("error", error=f"model: {exc}")
+            return run.finish("error", error=f"model: {exc}", failure="model")
         try:
             summary = run.act(turn)
             if summary is not None and not run.revise(summary, feedback):
                 return run.finish("submitted")
         except SandboxError as exc:
             log.warning("sandbox failed: %s", exc)
-            return run.finish("error", error=f"sandbox: {exc}")
+            return run.finish("error", error=f"sandbox: {exc}", failure="sandbox")
     return run.finish("exhausted", exhausted=budget)
 
 
@@ -222,7 +223,12 @@ class _Run:
         return sorted(found)
 
     def finish(
-        self, status: Status, *, exhausted: Budget | None = None, error: str | None = None
+        self,
+        status: Status,
+        *,
+        exhausted: Budget | None = None,
+        error: str | None = None,
+        failure: Failure | None = None,
     ) -> AgentResult:
         """Collect the answer's files, write the final trajectory, and return the result."""
         try:
@@ -230,10 +236,12 @@ class _Run:
         except SandboxError as exc:
             files = []
             status, error = "error", error or f"sandbox: cannot list the output: {exc}"
+            failure = failure or "sandbox"
         result = AgentResult(
             status=status,
             exhausted=exhausted,
             error=error,
+            failure=failure,
             output_dir=self.task.output_dir,
             files=files,
             steps=len(self.trajectory.steps),

@@ -16,6 +16,7 @@ TRAJECTORY_SCHEMA_VERSION = 2  # 2: AgentTask carries its prompts; output_dir/fi
 
 Budget = Literal["steps", "cost", "time"]
 Status = Literal["submitted", "exhausted", "error"]
+Failure = Literal["model", "sandbox"]
 
 
 class AgentConfig(BaseModel):
@@ -79,6 +80,7 @@ class AgentResult(BaseModel):
     status: Status
     exhausted: Budget | None = Field(default=None, description="the budget that ended the run")
     error: str | None = None
+    failure: Failure | None = Field(default=None, description="with status error: what failed")
     output_dir: str
     files: list[str] = Field(default_factory=list, description="answer files, relative to output_dir")
     steps: int = 0

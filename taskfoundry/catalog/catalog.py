@@ -28,6 +28,7 @@ from taskfoundry.catalog.index import load_index
 from taskfoundry.catalog.records import TaskRecord, read_record
 from taskfoundry.errors import ConfigError
 from taskfoundry.grading.config import EvalConfig
+from taskfoundry.naming import eval_path
 from taskfoundry.store import open_out
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,17 @@ BREAKDOWN_FIELDS = (
     "gold_integrity",
 )
 Match = str | Iterable[str] | None
+
+
+class SolveRate(BaseModel):
+    """How many of a group's graded tasks a run resolved."""
+
+    resolved: int = 0
+    tasks: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.resolved / self.tasks if self.tasks else 0.0
 
 
 class LoadError(BaseModel):
@@ -217,6 +229,23 @@ class Catalog:
         DockerUnavailable when no engine answers."""
         record = self.get(task) if isinstance(task, str) else task
         return evaluate_record(record, Path(submission), config or EvalConfig(), run_dir, client)
+
+    def solve_rates(self, run_dir: str | Path, field: str) -> dict[str, SolveRate]:
+        """Resolved of graded tasks per value of `field` (kind, language, difficulty, ...), from
+        the grades a run left (`taskfoundry run` or `eval`: `<run>/<id>/<id>.eval.json`);
+        tasks the run has no grade for are not counted."""
+        if field not in BREAKDOWN_FIELDS:
+            raise ConfigError(f"cannot break down by {field!r}; fields: {', '.join(BREAKDOWN_FIELDS)}")
+        rates: dict[str, SolveRate] = {}
+        for record in self:
+            where = eval_path(Path(run_dir), record.task_id)
+            if not where.is_file():
+                continue
+            value = getattr(record, field)
+            rate = rates.setdefault("unknown" if value is None else str(value), SolveRate())
+            rate.tasks += 1
+            rate.resolved += int(self.grade(record, where).resolved)
+        return dict(sorted(rates.items()))
 
     def grade(self, task: str | TaskRecord, eval_json: str | Path) -> Grade:
         """Score an `eval.json` written earlier (by `taskfoundry eval` or `evaluate`) against a task."""

@@ -72,20 +72,40 @@ def _print(cat: Catalog, fmt: str) -> None:
 Publisher = Callable[[Path], str]  # publishes the catalog of a path, returns the artifact key
 
 
-def _list(path: Path, limit: int | None, fmt: str, breakdown: str | None, filters: dict[str, Any]) -> None:
+def _list(
+    path: Path,
+    limit: int | None,
+    fmt: str,
+    breakdown: str | None,
+    filters: dict[str, Any],
+    run_dir: Path | None = None,
+) -> None:
     # click gives () for a repeatable option not given: no filter, not "match nothing"
     cat = Catalog.load(path).filter(**{key: value or None for key, value in filters.items()})
     if limit is not None:
         cat = cat.limit(limit)
     for error in cat.errors:
         click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
-    if breakdown is None:
+    if run_dir is not None:
+        _print_rates(cat, run_dir, breakdown or "kind", fmt)
+    elif breakdown is None:
         _print(cat, fmt)
     elif fmt == "table":
         for value, count in cat.breakdown(breakdown).items():
             click.echo(f"{value}\t{count}")
     else:
         _echo_json(cat.breakdown(breakdown), fmt)
+
+
+def _print_rates(cat: Catalog, run_dir: Path, field: str, fmt: str) -> None:
+    rates = cat.solve_rates(run_dir, field)
+    if fmt != "table":
+        _echo_json(
+            {k: {"resolved": r.resolved, "tasks": r.tasks, "rate": r.rate} for k, r in rates.items()}, fmt
+        )
+        return
+    for value, r in rates.items():
+        click.echo(f"{value}\t{r.resolved}/{r.tasks}\t{r.rate:.1%}")
 
 
 def tasks_command(publish: Publisher) -> click.Command:
@@ -109,18 +129,31 @@ def tasks_command(publish: Publisher) -> click.Command:
         "--breakdown", type=click.Choice(BREAKDOWN_FIELDS), default=None, help="count by this field"
     )
     @click.option(
+        "--run",
+        "run_dir",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="solve rate of this run's grades (`taskfoundry run` or `eval`), by --breakdown [kind]",
+    )
+    @click.option(
         "--publish",
         "publish_it",
         is_flag=True,
         help="publish the table of every task of PATH as a Prefect artifact (the dashboard)",
     )
     def command(
-        path: Path, limit: int | None, fmt: str, breakdown: str | None, publish_it: bool, **filters: Any
+        path: Path,
+        limit: int | None,
+        fmt: str,
+        breakdown: str | None,
+        publish_it: bool,
+        run_dir: Path | None,
+        **filters: Any,
     ) -> None:
         """List the built tasks of PATH: an OUT folder (or its object store URL), a tasks folder, a
         release or a .json/.jsonl dump."""
         try:
-            _list(path, limit, fmt, breakdown, filters)
+            _list(path, limit, fmt, breakdown, filters, run_dir)
             if publish_it:
                 click.echo(f"published artifact {publish(path)}", err=True)
         except TaskfoundryError as exc:
