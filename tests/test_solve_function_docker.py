@@ -295,3 +295,37 @@ def test_run_an_external_agent_two_tasks_at_once(
     assert [(r.task, r.driver, r.end_reason, r.resolved) for r in rows] == [
         (d.name, "command", "done", True) for d in dirs[:3]
     ]
+
+
+FLOOD_STATS = """{ printf '{"steps": 5, "note": "'; head -c 1000000 /dev/zero | tr '\\0' a; echo '"}'; }"""
+
+
+@pytest.mark.parametrize("defence", [True, False])
+@pytest.mark.parametrize("flood", ["workspace", "stats"])
+def test_a_flooding_agent_is_not_copied_into_the_host(
+    fn_tasks: tuple[Path, list[Path]],
+    docker_client: docker.DockerClient,
+    tmp_path: Path,
+    flood: str,
+    defence: bool,
+) -> None:
+    """An agent fills its workspace (3 MiB of noise: no compression helps) or $TF_STATS (a
+    megabyte): with the caps, the first ends the run in sandbox_error unread and the second
+    counts as zero; switched off (caps above the flood), each is copied into this process."""
+    task_dir = fn_tasks[1][0]
+    command = {
+        "workspace": "head -c 3145728 /dev/urandom > noise.bin",
+        "stats": f"{FLOOD_STATS} > $TF_STATS",
+    }[flood]
+    config = SolveConfig(agent_command=command, time_limit=60.0)
+    config.isolation.submission_mb = 1 if defence else 8
+    config.isolation.stats_bytes = 10_000 if defence else 2_000_000
+    record = solve_task(task_dir, tmp_path / "run", config, CommandDriver(command, config), docker_client)
+    submission = tmp_path / "run" / task_dir.name / SUBMISSION
+    if flood == "stats":
+        assert (record.end_reason, record.steps) == ("done", 0 if defence else 5), record
+    elif defence:
+        assert record.end_reason == "sandbox_error" and "over the cap" in (record.error or ""), record
+        assert not submission.exists()
+    else:
+        assert record.end_reason == "done" and "noise.bin" in tar_names(submission.read_bytes()), record

@@ -20,6 +20,10 @@ class Isolation(BaseModel):
     )
     memory_mb: int = Field(4096, description="memory limit of the container")
     pids: int = Field(512, description="process limit of the container")
+    submission_mb: int = Field(
+        200, description="the packed workspace copied out at most (bigger: the run ends in sandbox_error)"
+    )
+    stats_bytes: int = Field(10_000, description="an external agent's $TF_STATS read at most (bigger: zero)")
 
 
 class SolveConfig(BaseModel):

@@ -50,6 +50,7 @@ class WorkerBox(DockerSandbox):
             hardening=hardening,
         )
         self.view = view
+        self.isolation = isolation
         self.env = {
             "HOME": isolation.home,
             "TF_TASK_ID": view.task_id,
@@ -104,4 +105,15 @@ class WorkerBox(DockerSandbox):
         res = self.exec(command, timeout=SETUP_TIMEOUT, workdir="/")
         if res.exit_code not in (0, 1):  # 1: a file changed or vanished while read
             raise SandboxError(f"packing the workspace failed: {res.text()[-1000:]}")
+        return self.bounded_file(path, self.isolation.submission_mb * 1024 * 1024)
+
+    def bounded_file(self, path: str, max_bytes: int) -> bytes:
+        """A file the worker wrote, refused unread when over `max_bytes` (the copy lands in this
+        process's memory: an agent must not be able to fill it)."""
+        res = self.exec(["stat", "-c", "%s", path], timeout=SETUP_TIMEOUT, workdir="/", user="0:0")
+        if not res.ok:
+            raise FileNotFoundError(path)
+        size = int(res.stdout.decode().strip() or 0)
+        if size > max_bytes:
+            raise SandboxError(f"{path} is {size} bytes, over the cap of {max_bytes}: not copied out")
         return self.get_file(path)

@@ -153,6 +153,6 @@ class CommandDriver:
 def _stats(box: WorkerBox) -> CommandStats:
     """The command's report at $TF_STATS; none, or one that does not parse, counts as zero."""
     try:
-        return CommandStats.model_validate_json(box.get_file(STATS_PATH)[:10_000])
+        return CommandStats.model_validate_json(box.bounded_file(STATS_PATH, box.isolation.stats_bytes))
     except (FileNotFoundError, ValidationError, SandboxError, tarfile.TarError, ValueError):
         return CommandStats()
