@@ -145,6 +145,8 @@ def _recipe(kind: str) -> Recipe:
         ),
         ("cmake", {"CMakeLists.txt": "project(p)\n"}, None),
         ("go", {"main.go": "package main\n", "main_test.go": "package main\n"}, "go test ./..."),
+        ("meson", {"meson.build": "subdir('test')\n", "test/meson.build": "test('a', p)\n"}, "meson test"),
+        ("meson", {"meson.build": "executable('p', 'p.c')\n"}, None),
         ("cargo", {"src/main.rs": "fn main() {}\n"}, None),
         ("cargo", {"src/main.rs": "#[test]\nfn t() {}\n"}, "cargo test --offline -q --no-run"),
     ],

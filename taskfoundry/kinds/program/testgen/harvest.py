@@ -64,8 +64,9 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
         return "go test ./..." if any(repo.rglob("*_test.go")) else None
     if kind == "cmake":
         return f"ctest --test-dir {GOLD_BUILD} --output-on-failure" if _cmake_tests(repo) else None
-    if kind == "meson":
-        return f"meson test -C {GOLD_BUILD} --no-rebuild" if "test(" in _read(repo / "meson.build") else None
+    if kind == "meson":  # tests are declared in any meson.build (fribidi's in test/)
+        has = any(re.search(r"\btest\(", _read(p)) for p in repo.rglob("meson.build"))
+        return f"meson test -C {GOLD_BUILD} --no-rebuild" if has else None
     if kind == "python":
         found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
         return "python3 -m pytest -q -p no:cacheprovider" if found else None
