@@ -8,9 +8,11 @@ says which); its Debian sources need a config with `sources.debian.suite: sid`.
 
 The sources are a refresh catalog (`taskfoundry discover` writes one: the rule is then "the
 first N candidates of the program kind per registry, in the catalog's order") or SOURCEs on
-the command line. All of them are built by the real command, `taskfoundry build-many
---concurrency 1 --max-failures 1.0`, so a failure is a row with its stage and message and one
-bad source never stops the rest; re-running resumes (finished stages are reused). Then:
+the command line. Each is built by the real command, `taskfoundry build-many SOURCE`, in a
+process of its own with a time limit (`--source-minutes`: a source still building then is
+stopped, its containers removed, and it fails in the stage it was in), so a failure is a row
+with its stage and message and one bad source never stops the rest; re-running resumes
+(finished stages are reused). Then:
 
 - per stage, how many sources got past it (a failure's stage ends its run);
 - why the others stopped, grouped (stage and the message with its numbers and paths blanked);
@@ -31,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -43,6 +46,8 @@ from taskfoundry.flows.catalog import load_catalog
 from taskfoundry.flows.summary import RunRow, RunSummary
 from taskfoundry.kinds.program.filter.dummies import render_dummy
 from taskfoundry.models import TaskYaml, load_yaml_model
+from taskfoundry.sandbox.docker import RUN_LABEL_ENV, docker_client
+from taskfoundry.sandbox.local import stop_group
 
 Figures = dict[str, Any]
 STAGES = ["source", "build", "cleanroom", "generate", "lint", "filter", "mutation", "package"]
@@ -57,22 +62,53 @@ def cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-Built = tuple[RunSummary, float, float]  # the run's summary, wall seconds, CPU seconds
-
-
-def build_all(sources: list[str], out: Path, mutants: int, config: Path | None) -> Built:
-    """`taskfoundry build-many` on every source; its summary, wall seconds and CPU seconds."""
+def build_one(source: str, out: Path, argv_tail: list[str], minutes: float, n: int) -> RunRow:
+    """`taskfoundry build-many SOURCE` in its own process group, at most `minutes`: its row,
+    or on the time limit a failed row at the stage it was in (its containers removed)."""
     runs = out / "runs"
     before = set(runs.glob("build-many-*.json")) if runs.is_dir() else set()
-    cpu, wall = cpu_seconds(), time.monotonic()
-    argv = [str(BIN / "taskfoundry"), "build-many", *sources, "--out", str(out), "--concurrency", "1"]
-    argv += ["--max-failures", "1.0", "--mutants", str(mutants), "--no-progress"]
-    argv += ["--config", str(config)] if config else []
+    label = f"yield-{os.getpid()}-{n}"
+    argv = [str(BIN / "taskfoundry"), "build-many", source, "--out", str(out), *argv_tail]
+    env = {**os.environ, RUN_LABEL_ENV: label}
+    start = time.monotonic()
     with (out / "build-many.log").open("ab") as log:
-        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
-    cpu, wall = cpu_seconds() - cpu, time.monotonic() - wall
-    (written,) = set(runs.glob("build-many-*.json")) - before
-    return RunSummary.model_validate_json(written.read_text()), wall, cpu
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            proc.wait(timeout=minutes * 60)
+        except subprocess.TimeoutExpired:
+            stop_group(proc, signal.SIGINT, grace=60)
+            remove_containers(label)
+            return timed_out(source, out, minutes, time.monotonic() - start)
+    written = sorted(set(runs.glob("build-many-*.json")) - before)
+    if not written:
+        error = f"build-many exited {proc.returncode} and wrote no summary"
+        return RunRow(source=source, status="failed", error=error)
+    return RunSummary.model_validate_json(written[-1].read_text()).rows[0]
+
+
+def remove_containers(label: str) -> None:
+    client = docker_client()
+    for container in client.containers.list(all=True, filters={"label": f"taskfoundry.run={label}"}):
+        container.remove(force=True)
+
+
+def timed_out(source: str, out: Path, minutes: float, seconds: float) -> RunRow:
+    """The row of a source stopped at the time limit: failed in the stage after its last done."""
+    logs = sorted((out / "work" / "logs").glob("build-many-*.log"), key=lambda p: p.stat().st_mtime)
+    done = re.findall(rf"{re.escape(source)}: stage (\w+) done", logs[-1].read_text()) if logs else []
+    last = STAGES.index(done[-1]) + 1 if done and done[-1] in STAGES else 0
+    stage = STAGES[min(last, len(STAGES) - 1)]
+    error = f"over the time limit of {minutes:g} min (in stage {stage})"
+    return RunRow(source=source, status="failed", stage=stage, error=error, seconds=round(seconds, 1))
+
+
+def build_all(sources: list[str], out: Path, args: argparse.Namespace) -> tuple[list[RunRow], float, float]:
+    """Every source, one at a time; the rows, wall seconds and the machine's CPU seconds."""
+    tail = ["--concurrency", "1", "--max-failures", "1.0", "--mutants", str(args.mutants), "--no-progress"]
+    tail += ["--config", str(args.config)] if args.config else []
+    cpu, wall = cpu_seconds(), time.monotonic()
+    rows = [build_one(source, out, tail, args.source_minutes, n) for n, source in enumerate(sources)]
+    return rows, time.monotonic() - wall, cpu_seconds() - cpu
 
 
 def past(row: RunRow) -> list[str]:
@@ -201,6 +237,7 @@ def main() -> None:
     parser.add_argument("--rule", default=None, help="how the sources were chosen, for the report")
     parser.add_argument("--mutants", type=int, default=100, help="mutants per task")
     parser.add_argument("--min-tests", type=int, default=50)
+    parser.add_argument("--source-minutes", type=float, default=45, help="time limit of one source's build")
     parser.add_argument("--config", type=Path, default=None, help="e.g. sources.debian.suite: sid")
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -209,8 +246,8 @@ def main() -> None:
     if not sources:
         parser.error("no sources: name some, or give --catalog")
     args.out.mkdir(parents=True, exist_ok=True)
-    summary, wall, cpu = build_all(sources, args.out, args.mutants, args.config)
-    built = [row.task_dir for row in summary.rows if row.status == "built" and row.task_dir]
+    rows, wall, cpu = build_all(sources, args.out, args)
+    built = [row.task_dir for row in rows if row.status == "built" and row.task_dir]
     grades = {who: graded(built, args.out, who) for who in ("reference", *DUMMIES)}
     accepted: dict[str, TaskYaml] = {}
     rejected: dict[str, list[str]] = {}
@@ -220,7 +257,7 @@ def main() -> None:
             rejected[task_dir.name] = why
         else:
             accepted[task_dir.name] = task
-    figures = report(summary.rows, accepted, rejected)
+    figures = report(rows, accepted, rejected)
     figures.update(rule=rule, wall_seconds=round(wall), cpu_seconds=round(cpu), rejected=rejected)
     print_report(figures, rule, wall, cpu)
     if args.json:

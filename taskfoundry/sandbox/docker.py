@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import threading
 import time
@@ -34,6 +35,16 @@ def docker_client() -> docker.DockerClient:
     except DockerException as exc:
         raise SandboxError(f"no Docker engine reachable: {exc}") from exc
     return client
+
+
+RUN_LABEL_ENV = "TASKFOUNDRY_RUN_LABEL"  # set by a caller that may have to clean up after a kill
+
+
+def run_label() -> dict[str, str]:
+    """`taskfoundry.run=<value>` when the environment names a run: a harness that kills this
+    process (a time limit) removes the run's containers by it."""
+    value = os.environ.get(RUN_LABEL_ENV)
+    return {"taskfoundry.run": value} if value else {}
 
 
 class DockerSandbox:
@@ -85,7 +96,7 @@ class DockerSandbox:
                 memswap_limit=f"{self.limits.memory_mb}m",
                 pids_limit=self.limits.pids,
                 working_dir=self.workdir,
-                labels={"taskfoundry": "sandbox", **self._labels},
+                labels={"taskfoundry": "sandbox", **run_label(), **self._labels},
                 user="0:0",
                 tmpfs=self._tmpfs,
                 **self._hardening,
