@@ -135,6 +135,7 @@ def _recipe(kind: str) -> Recipe:
     [
         ("make", {"Makefile": "all:\n\ncheck: all\n\tsh t.sh\n"}, "make -k check"),
         ("make", {"Makefile": "all:\ntest:\n\tsh t.sh\n"}, "make -k test"),
+        ("make", {"Makefile": "all:\nregress:: bins\n\tsh t.sh\n"}, "make -k regress"),
         ("make", {"Makefile": "all:\n", "run-tests.sh": "true\n"}, "sh run-tests.sh"),
         ("autotools", {"Makefile.am": "bin_PROGRAMS = p\n"}, "make -k check"),
         ("make", {"Makefile": "all:\n"}, None),

@@ -70,7 +70,7 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
     if kind == "python":
         found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
         return "python3 -m pytest -q -p no:cacheprovider" if found else None
-    for target in ("check", "test"):
+    for target in ("check", "test", "regress"):  # regress: lowdown's and other BSD makefiles
         if _has_target(repo, target):
             return f"make -k {target}"
     script = next((s for s in _SCRIPTS if (repo / s).is_file()), None)
