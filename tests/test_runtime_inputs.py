@@ -214,7 +214,7 @@ def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character(
 
 
 def test_a_character_value_goes_where_its_class_shows_next_to_a_delimiter_or_a_wide_letter() -> None:
-    from taskfoundry.kinds.program.mutate.guided import value_variants
+    from taskfoundry.kinds.program.mutate.guided import neighbours, value_variants
 
     # CommonMark: `a*b*` is emphasis, `a*"b"*` not (`"` is punctuation): a delimiter's neighbour
     found = value_variants("# A a*bc* ñ\n", (0x589, 0x58A))
@@ -224,6 +224,11 @@ def test_a_character_value_goes_where_its_class_shows_next_to_a_delimiter_or_a_w
     assert "# \u0589 a*bc* ñ\n" in found  # the first letter
     assert "\u0589 A a*bc* ñ\n" in found and "# A a\u0589bc* ñ\n" in found  # the first two marks
     assert value_variants("x 7\n", (0xD800,)) == ["x 55296\n"]  # a surrogate is no character
+    # in a probe, its input first: the guided step takes each parent's first neighbours
+    first = neighbours(Probe(("--to", "html"), stdin="a*bc*\n"), values=(0x589, 0x58A))[:2]
+    assert [p.stdin for p in first] == ["a*\u0589c*\n", "a*\u058ac*\n"]
+    inner = value_variants("# *foo* foo*bar*\n", (0x589,))  # inside a word first
+    assert inner[0] == "# *foo* foo*\u0589ar*\n" and "# *\u0589oo* foo*bar*\n" in inner
 
 
 def test_a_file_over_the_cap_gives_only_its_compressed_copies_under_it() -> None:

@@ -170,19 +170,21 @@ def value_variants(text: str, values: tuple[int, ...]) -> list[str]:
 
 
 def _class_positions(text: str) -> list[int]:
-    """Where a character's class shows: the first letter after a punctuation mark and the
-    first before one (a delimiter's neighbours), the first character beyond ASCII, the first
-    letter, the first two punctuation marks."""
+    """Where a character's class shows: the first letter after a punctuation mark inside a
+    word (`foo*bar*`: which side of the mark is punctuation decides), the first after a mark
+    and the first before one (a delimiter's neighbours), the first character beyond ASCII,
+    the first letter, the first two punctuation marks."""
 
     def mark(i: int) -> bool:
         return 0 <= i < len(text) and text[i].isascii() and text[i] in string.punctuation
 
     letters = [i for i, c in enumerate(text) if c.isascii() and c.isalpha()]
+    inner = next((i for i in letters if mark(i - 1) and i > 1 and text[i - 2].isalnum()), None)
     after = next((i for i in letters if mark(i - 1)), None)
     before = next((i for i in letters if mark(i + 1)), None)
     wide = next((i for i, c in enumerate(text) if not c.isascii()), None)
     marks = [i for i in range(len(text)) if mark(i)][:2]
-    found = [after, before, wide, letters[0] if letters else None, *marks]
+    found = [inner, after, before, wide, letters[0] if letters else None, *marks]
     return [i for i in dict.fromkeys(found) if i is not None]
 
 
@@ -192,8 +194,9 @@ def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> l
     for a mutant that changed a constant, its two `values` as a number or a character: first).
     Then its input reshaped by one line (`line_variants`): where a loop bound, a count or a tie
     shows; and a letter of it written wide (`char_variants`)."""
+    texts = sorted(_texts(probe), key=lambda t: t[0][0] == "arg")  # inputs before arguments
     valued: dict[str, Probe] = {}
-    for where, text in _texts(probe):
+    for where, text in texts:
         if not text.startswith("-"):
             for other in value_variants(text, values):
                 variant = _with(probe, where, other)
@@ -210,7 +213,6 @@ def neighbours(probe: Probe, limit: int = 20, values: tuple[int, ...] = ()) -> l
     ordered = firsts[:quarter] + rest[:quarter] + firsts[quarter:] + rest[quarter:]  # both kinds
     numbers = list({p.key: p for p in ordered}.values())[: limit // 2]
     shaped: dict[str, Probe] = {}
-    texts = sorted(_texts(probe), key=lambda t: t[0][0] == "arg")  # inputs before arguments
     reshaped = [(w, v) for w, text in texts if w[0] != "arg" for v in line_variants(text)]
     wide = [(w, v) for w, text in texts if not text.startswith("-") for v in char_variants(text)]
     for where, other in [*reshaped, *wide]:
