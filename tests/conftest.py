@@ -31,7 +31,8 @@ def _engine_error() -> str | None:
 # that share such a build share a group, so that one worker makes it: the users of the csvq
 # example task (test_leak_real_images scans the cleanroom images example builds leave, so it runs
 # after them, as in a serial run), and the flowtiny modules (one repository name, whose orphaned
-# sandboxes test_flows_docker removes). logsum and rcalc are built by a module of their own.
+# sandboxes test_flows_docker removes), and the users of the function and featlib tasks (their
+# tests and `solve`'s). logsum and rcalc are built by a module of their own.
 EXAMPLE_MODULES = [
     "test_catalog_docker",
     "test_e2e",
@@ -40,7 +41,9 @@ EXAMPLE_MODULES = [
     "test_leak_real_images",
 ]
 SHARED_GROUPS = {
-    **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker"], "example-csvq"),
+    **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker", "test_solve_program_docker"], "example-csvq"),
+    **dict.fromkeys(["test_function_docker", "test_solve_function_docker"], "function-tasks"),
+    **dict.fromkeys(["test_feature_docker", "test_solve_feature_docker"], "featlib-tasks"),
     "test_flows_docker": "flowtiny",
     "test_flows_worker": "flowtiny",
 }
