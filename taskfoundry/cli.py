@@ -36,7 +36,7 @@ SUBCOMMANDS = {
     "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
-    "discover": "taskfoundry.discover.cli:discover_command",
+    "discover": "taskfoundry.cli:discover_with_config",
     "solve": "taskfoundry.solve.cli:solve_command",
     "run": "taskfoundry.cli:run_with_flow",
 }
@@ -441,6 +441,13 @@ def _run_flow(task_dirs: list[Path], run_dir: Path, config: Any) -> list[Any]:
     from taskfoundry.flows.solve import run_flow
 
     return run_flow(task_dirs, run_dir, config)
+
+
+def discover_with_config() -> click.Command:
+    """`taskfoundry discover`, loading its config as every command here does."""
+    from taskfoundry.discover.cli import discover_command
+
+    return discover_command(make_config)
 
 
 def run_with_flow() -> click.Command:
