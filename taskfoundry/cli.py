@@ -454,7 +454,7 @@ def run_with_flow() -> click.Command:
     """`taskfoundry run`, scheduling its tasks with the agent-run flow (`solve` has no flow)."""
     from taskfoundry.solve.cli import run_command
 
-    return run_command(_run_flow)
+    return run_command(_run_flow, embedded_server)
 
 
 if __name__ == "__main__":  # python -m taskfoundry.cli

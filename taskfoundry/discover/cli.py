@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import click
 
@@ -18,10 +18,9 @@ from taskfoundry.discover.run import discover, table, write_catalog
 from taskfoundry.discover.settings import REGISTRIES
 from taskfoundry.errors import TaskfoundryError
 
-if TYPE_CHECKING:
-    from taskfoundry.config import Config
-
-MakeConfig = Callable[..., "Config"]  # taskfoundry.cli.make_config: defaults, then the file, then flags
+# taskfoundry.cli.make_config: defaults, then the file, then flags; it gives a taskfoundry.config
+# Config, not named here: this package stands below the config that holds its settings
+MakeConfig = Callable[..., Any]
 
 
 def discover_command(make_config: MakeConfig) -> click.Command:
@@ -77,7 +76,7 @@ def discover_command(make_config: MakeConfig) -> click.Command:
     return command
 
 
-def run(config: Config, since: datetime | None, catalog: Path | None, fmt: str) -> None:
+def run(config: Any, since: datetime | None, catalog: Path | None, fmt: str) -> None:
     """Discover, print the table (or JSON), write the catalog when asked."""
     back = timedelta(days=config.discover.window_days)
     day = since.date() if since else (datetime.now(UTC) - back).date()

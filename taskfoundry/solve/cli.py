@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -122,11 +123,13 @@ def solve_command(
 
 
 RunFlow = Callable[[list[Path], Path, Any], list[Any]]  # (task dirs, run dir, SolveConfig) -> RunRows
+Server = Callable[[], AbstractContextManager[Callable[[], None]]]  # cli_server.embedded_server
 
 
-def run_command(run_flow: RunFlow) -> click.Command:
-    """The `run` command; `run_flow` schedules the tasks (the CLI hands in `flows.solve`: this
-    package never imports the orchestration layer)."""
+def run_command(run_flow: RunFlow, server: Server) -> click.Command:
+    """The `run` command; `run_flow` schedules the tasks and `server` starts the Prefect server
+    they report to (the CLI hands in `flows.solve` and its embedded server: this package never
+    imports the layers above it)."""
 
     @click.command("run")
     @click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -143,10 +146,9 @@ def run_command(run_flow: RunFlow) -> click.Command:
     ) -> None:
         """Solve then grade each selected task of OUT as a Prefect flow; RUN_DIR/report.jsonl, a
         row per task. Tasks an earlier run of RUN_DIR finished are not run again."""
-        from taskfoundry.cli_server import embedded_server
         from taskfoundry.solve.batch import summary_markdown
 
-        with embedded_server() as server_ready:
+        with server() as server_ready:
             try:
                 config = make_solve_config(concurrency=concurrency, **driver)
                 task_dirs = _tasks(out, kind, language, limit)
