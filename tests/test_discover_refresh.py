@@ -16,7 +16,8 @@ from taskfoundry.config import Config
 from taskfoundry.discover.models import Discovery
 from taskfoundry.flows.catalog import candidates
 from taskfoundry.flows.refresh import choose_catalog
-from tests.discover_fakes import FakeRegistries, populate
+
+from discover_fakes import FakeRegistries, populate
 
 NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 

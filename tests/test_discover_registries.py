@@ -15,7 +15,8 @@ from taskfoundry.discover.run import discover, table, write_catalog
 from taskfoundry.discover.settings import DiscoverConfig
 from taskfoundry.flows.catalog import load_catalog
 from taskfoundry.sources.crates import fits
-from tests.discover_fakes import FakeRegistries, populate
+
+from discover_fakes import FakeRegistries, populate
 
 SINCE = date(2026, 10, 27)
 

@@ -161,7 +161,7 @@ def test_run_reports_what_eval_grades(
     out, dirs = fn_tasks
     monkeypatch.setenv(KEY_ENV, "sk-fake")
     script = function_script(dirs[0], retry=False) + [bash("ls"), submit("gave up")]
-    run_dir = tmp_path / "run"
+    run_dir = tmp_path / "run-graded"  # the artifact's key names it: other tests' runs are `run`
     with FakeLLMServer(script) as fake:
         result = CliRunner().invoke(main, _run_args(out, run_dir, fake.openai_base_url, 2))
     assert result.exit_code == 0, result.output + repr(result.exception)
