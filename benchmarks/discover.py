@@ -12,6 +12,7 @@ fresh cache folder (the default: a temporary one) makes every answer a real requ
 from __future__ import annotations
 
 import argparse
+import hashlib
 import tempfile
 import time
 from collections import Counter
@@ -25,8 +26,10 @@ from taskfoundry.sources.registry import DebianConfig, SourceConfig
 
 YIELD_LANGUAGES = ("c", "c++", "rust", "go", "python")
 # sections of programs a test can drive through arguments, stdin and files; services (net,
-# httpd, mail, admin) and hardware (sound, video, hamradio, electronics) are left out
-TESTABLE = "text,utils,devel,science,math,misc,vcs,editors,graphics,shells,database,web"
+# httpd, mail, admin, database, web), hardware (sound, video, hamradio, electronics) and
+# screen programs (editors, graphics) are left out
+TESTABLE = "text,utils,devel,science,math,misc,vcs,shells"
+MAX_DEBIAN_MB = 2.0  # the Debian source package's files: a bound on what one source may cost
 
 
 def main() -> None:
@@ -48,6 +51,7 @@ def main() -> None:
     parser.add_argument(
         "--sections", default=TESTABLE, help="the yield list takes programs of these sections"
     )
+    parser.add_argument("--max-mb", type=float, default=MAX_DEBIAN_MB, help="of the Debian source's files")
     parser.add_argument("--yield-catalog", type=Path, default=None, help="write that list as a catalog")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="tf-discover-"))
@@ -71,11 +75,11 @@ def main() -> None:
     if args.catalog:
         print(f"catalog: {write_catalog(found, args.catalog)} candidates in {args.catalog}")
     if args.per_language:
-        picked = yield_list(found, args.per_language, set(args.sections.split(",")))
-        print(f"\nyield list: the first {args.per_language} program candidates per language, in walk order")
+        picked = yield_list(found, args.per_language, set(args.sections.split(",")), args.max_mb)
+        print(f"\nyield list: per language {args.per_language} program candidates, by sha256 of the name")
         for row in picked:
-            reason = row.verdicts["program"].reason
-            print(f"  {row.language:<7} {row.source:<45} {','.join(row.sections) or '-':<12} {reason}")
+            reason, kb = row.verdicts["program"].reason, (row.debian_bytes or 0) // 1024
+            print(f"  {row.language:<7} {row.source:<45} {','.join(row.sections):<12} {kb:>6} KiB {reason}")
         if args.yield_catalog:
             chosen = found.model_copy(update={"registries": [RegistryReport(registry="pypi", rows=picked)]})
             print(
@@ -83,18 +87,20 @@ def main() -> None:
             )
 
 
-def yield_list(found: Discovery, n: int, testable: set[str]) -> list[Row]:
-    """The rule for a yield benchmark: per language, the first `n` program candidates in the
-    order the run found them (registries in turn: pypi, crates, debian), one per program name,
-    that Debian ships as a program (its own binaries, or those of the Debian package that
-    seeded the name) in `testable` sections only."""
+def yield_list(found: Discovery, n: int, testable: set[str], max_mb: float) -> list[Row]:
+    """The rule for a yield benchmark: of the program candidates the run found, one per program
+    name, those Debian ships as a program (its own binaries, or those of the Debian package that
+    seeded the name) in `testable` sections only, from a Debian source of at most `max_mb`;
+    per language the first `n` in the order of the sha256 of the name: a sample that neither the
+    alphabet nor the walk's order decides."""
     seen: set[str] = set()
     picked: dict[str, list[Row]] = {lang: [] for lang in YIELD_LANGUAGES}
-    for row in found.candidates():
+    for row in sorted(found.candidates(), key=lambda r: hashlib.sha256(r.name.encode()).hexdigest()):
         key = row.name.lower().removeprefix("rust-").removeprefix("python-")
         bucket = picked.get(row.language or "")
         fits = bool(row.sections) and set(row.sections) <= testable  # Debian ships it as a program
-        if bucket is not None and len(bucket) < n and key not in seen and fits:
+        small = row.debian_bytes is not None and row.debian_bytes <= max_mb * 2**20
+        if bucket is not None and len(bucket) < n and key not in seen and fits and small:
             seen.add(key)
             bucket.append(row)
     return [row for rows in picked.values() for row in rows]

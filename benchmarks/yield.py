@@ -1,7 +1,8 @@
 """Yield: how many real programs, chosen by a stated rule, become accepted tasks, and at what cost.
 
     .venv/bin/python benchmarks/yield.py (--catalog FILE | SOURCE ...) [--limit N]
-        [--mutants 100] [--out /tmp/tf-bench-yield] [--rule TEXT] [--json FILE] [--config FILE]
+        [--mutants 100] [--out /tmp/tf-bench-yield] [--results DIR] [--until HH:MM]
+        [--rule TEXT] [--json FILE] [--config FILE] [--report-only]
 
 `benchmarks/yield_sources.yaml` is a catalog benchmarks/discover.py wrote by a rule (its header
 says which); its Debian sources need a config with `sources.debian.suite: sid`.
@@ -11,8 +12,12 @@ first N candidates of the program kind per registry, in the catalog's order") or
 the command line. Each is built by the real command, `taskfoundry build-many SOURCE`, in a
 process of its own with a time limit (`--source-minutes`: a source still building then is
 stopped, its containers removed, and it fails in the stage it was in), so a failure is a row
-with its stage and message and one bad source never stops the rest; re-running resumes
-(finished stages are reused). Then:
+with its stage and message and one bad source never stops the rest. Right after its build a
+source's task is graded and its result (row, grades, verdict, its own wall and machine CPU
+seconds) is written to `--results DIR/<source>.json`: a re-run, on this machine or a new one,
+skips every source with a result there and builds the rest, so a yield run longer than a
+session is done in parts (commit the folder between them; `--until` stops before a new source
+would start after that time). `--report-only` prints the table of what is there. The report:
 
 - per stage, how many sources got past it (a failure's stage ends its run);
 - why the others stopped, grouped (stage and the message with its numbers and paths blanked);
@@ -21,7 +26,8 @@ with its stage and message and one bad source never stops the rest; re-running r
   (a submission whose executable exits 0 silently, exits 1, echoes its arguments, copies its
   input, prints a usage text) graded 0 by it;
 - CPU-minutes per accepted task: the machine's CPU time (/proc/stat, every process and
-  container) over the run, divided by the accepted count; run it on an otherwise idle machine;
+  container) over each source's build and grading, summed, divided by the accepted count; run
+  it on an otherwise idle machine;
 - the accepted tasks' line coverage and mutation score.
 """
 
@@ -42,6 +48,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from taskfoundry.atomic import write_json
 from taskfoundry.flows.catalog import load_catalog
 from taskfoundry.flows.summary import RunRow, RunSummary
 from taskfoundry.kinds.program.filter.dummies import render_dummy
@@ -102,13 +109,53 @@ def timed_out(source: str, out: Path, minutes: float, seconds: float) -> RunRow:
     return RunRow(source=source, status="failed", stage=stage, error=error, seconds=round(seconds, 1))
 
 
-def build_all(sources: list[str], out: Path, args: argparse.Namespace) -> tuple[list[RunRow], float, float]:
-    """Every source, one at a time; the rows, wall seconds and the machine's CPU seconds."""
+def slug(source: str) -> str:
+    return re.sub(r"[^\w.@=+-]", "_", source)
+
+
+def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figures:
+    """Build one source, grade its task, and say whether it is accepted: its result."""
     tail = ["--concurrency", "1", "--max-failures", "1.0", "--mutants", str(args.mutants), "--no-progress"]
     tail += ["--config", str(args.config)] if args.config else []
     cpu, wall = cpu_seconds(), time.monotonic()
-    rows = [build_one(source, out, tail, args.source_minutes, n) for n, source in enumerate(sources)]
-    return rows, time.monotonic() - wall, cpu_seconds() - cpu
+    row = build_one(source, out, tail, args.source_minutes, n)
+    result: Figures = {"source": source, "row": row.model_dump(mode="json"), "why": None, "task": None}
+    if row.status == "built" and row.task_dir:
+        grades = {who: graded(row.task_dir, out, who) for who in ("reference", *DUMMIES)}
+        task, why = verdict(row.task_dir, args.min_tests, grades)
+        result.update(grades=grades, why=why, task=task_figures(task))
+    result.update(seconds=round(time.monotonic() - wall), cpu_seconds=round(cpu_seconds() - cpu))
+    return result
+
+
+def task_figures(task: TaskYaml) -> Figures:
+    stats = task.stats
+    return {
+        "task_id": task.task_id,
+        "language": task.language,
+        "tests_kept": stats.tests_kept,
+        "line_rate": stats.line_rate,
+        "mutation_score": stats.mutation_score,
+        "recall_tests": stats.recall_tests,
+    }
+
+
+def run_all(sources: list[str], out: Path, args: argparse.Namespace) -> None:
+    """Every source without a result yet, one at a time, each result written when it ends."""
+    for n, source in enumerate(sources):
+        path = args.results / f"{slug(source)}.json"
+        if path.exists():
+            continue
+        if args.until and time.strftime("%H:%M") >= args.until:
+            print(f"stopping at {args.until}: {source} and later sources left for a re-run", file=sys.stderr)
+            return
+        print(f"[{n + 1}/{len(sources)}] {source}", file=sys.stderr, flush=True)
+        try:
+            write_json(path, run_source(source, out, args, n))
+        except Exception as exc:  # the harness's own failure on one source is that source's row
+            row = RunRow(source=source, status="failed", stage="yield", error=f"{type(exc).__name__}: {exc}")
+            write_json(path, {"source": source, "row": row.model_dump(mode="json"), "why": None,
+                              "task": None, "seconds": 0, "cpu_seconds": 0})  # fmt: skip
 
 
 def past(row: RunRow) -> list[str]:
@@ -141,52 +188,52 @@ def dummy_tarball(name: str, path: Path) -> Path:
     return path
 
 
-def graded(task_dirs: list[Path], out: Path, who: str) -> dict[str, float]:
-    """Each task graded by `taskfoundry eval` with `who` as the submission: the reference
-    (solution.tar.gz) or a dummy; task id -> pass rate."""
-    run = out / "yield-eval" / who
+def graded(task_dir: Path, out: Path, who: str) -> float | None:
+    """The task graded by `taskfoundry eval` with `who` as the submission: the reference
+    (solution.tar.gz) or a dummy; its pass rate (None: eval gave none)."""
+    run = out / "yield-eval" / task_dir.name / who
     shutil.rmtree(run, ignore_errors=True)
-    for task_dir in task_dirs:
-        target = run / task_dir.name / "submission.tar.gz"
-        if who == "reference":
-            target.parent.mkdir(parents=True)
-            shutil.copy(task_dir / "solution.tar.gz", target)
-        else:
-            dummy_tarball(who, target)
-    if not task_dirs:
-        return {}
-    argv = [str(BIN / "taskfoundry"), "eval", str(run), "--tasks", str(out / "tasks"), "--workers", "2"]
+    target = run / task_dir.name / "submission.tar.gz"
+    if who == "reference":
+        target.parent.mkdir(parents=True)
+        shutil.copy(task_dir / "solution.tar.gz", target)
+    else:
+        dummy_tarball(who, target)
+    argv = [str(BIN / "taskfoundry"), "eval", str(run), "--tasks", str(task_dir.parent), "--workers", "2"]
     with (out / "eval.log").open("ab") as log:
         subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
-    summary = json.loads((run / "summary.json").read_text())
-    return {t["task_id"]: t["pass_rate"] for t in summary["tasks"]}
+    summary = run / "summary.json"
+    tasks = json.loads(summary.read_text())["tasks"] if summary.exists() else []
+    return next((t["pass_rate"] for t in tasks if t["task_id"] == task_dir.name), None)
 
 
-Grades = dict[str, dict[str, float]]  # who (reference, a dummy) -> task id -> pass rate
+Grades = dict[str, float | None]  # who (reference, a dummy) -> the task's pass rate
 
 
 def verdict(task_dir: Path, min_tests: int, grades: Grades) -> tuple[TaskYaml, list[str]]:
     """The task and what keeps it from being accepted (nothing: accepted)."""
     task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     why = []
-    leak = json.loads((task_dir / "reports" / "leak.json").read_text())
+    leak_file = task_dir / "reports" / "leak.json"
+    leak = json.loads(leak_file.read_text()) if leak_file.exists() else {"verdict": "not scanned"}
     if leak.get("verdict") != "clean":
         why.append(f"cleanroom {leak.get('verdict')}")
     if task.stats.tests_kept < min_tests:
         why.append(f"fewer than {min_tests} kept tests")
-    for who, rates in grades.items():
-        rate, want = rates.get(task_dir.name), 1.0 if who == "reference" else 0.0
+    for who, rate in grades.items():
+        want = 1.0 if who == "reference" else 0.0
         if rate != want:
             why.append(f"{who} graded {rate} (not {want})")
     return task, why
 
 
-def report(rows: list[RunRow], accepted: dict[str, TaskYaml], rejected: dict[str, list[str]]) -> Figures:
+def report(results: list[Figures]) -> Figures:
+    rows = [RunRow.model_validate(r["row"]) for r in results]
     stages = {stage: sum(stage in past(row) for row in rows) for stage in STAGES}
     reasons = Counter(reason(row) for row in rows if row.status != "built")
-    reasons.update(f"not accepted: {why}" for whys in rejected.values() for why in whys)
-    tasks = list(accepted.values())
-    scores = [t.stats.mutation_score for t in tasks if t.stats.mutation_score is not None]
+    reasons.update(f"not accepted: {why}" for r in results for why in r["why"] or [])
+    tasks = [r["task"] for r in results if r["why"] == []]
+    scores = [t["mutation_score"] for t in tasks if t["mutation_score"] is not None]
     return {
         "sources": len(rows),
         "past_stage": stages,
@@ -194,9 +241,11 @@ def report(rows: list[RunRow], accepted: dict[str, TaskYaml], rejected: dict[str
         "built": stages["package"],
         "accepted": len(tasks),
         "reasons": reasons.most_common(),
-        "line_rate": _mean([t.stats.line_rate for t in tasks]),
+        "line_rate": _mean([t["line_rate"] for t in tasks]),
         "mutation_score": _mean(scores),
-        "languages": Counter(t.language for t in tasks).most_common(),
+        "languages": Counter(t["language"] for t in tasks).most_common(),
+        "wall_seconds": sum(r["seconds"] for r in results),
+        "cpu_seconds": sum(r["cpu_seconds"] for r in results),
     }
 
 
@@ -204,8 +253,8 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
-def print_report(figures: dict[str, Any], rule: str, wall: float, cpu: float) -> None:
-    n = figures["sources"]
+def print_report(figures: dict[str, Any], rule: str, results: list[Figures]) -> None:
+    n, wall, cpu = figures["sources"], figures["wall_seconds"], figures["cpu_seconds"]
     print(f"rule: {rule}\nsources: {n}; wall {wall / 60:.1f} min; machine CPU {cpu / 60:.1f} min\n")
     print("| stage | got past | share |\n|---|---|---|")
     for stage, count in figures["past_stage"].items():
@@ -219,6 +268,20 @@ def print_report(figures: dict[str, Any], rule: str, wall: float, cpu: float) ->
     print("| why stopped | sources |\n|---|---|")
     for why, count in figures["reasons"]:
         print(f"| {why} | {count} |")
+    print("\n| source | got to | kept tests | lines | mutation | minutes | verdict |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        print(source_line(r))
+
+
+def source_line(result: Figures) -> str:
+    row, task = RunRow.model_validate(result["row"]), result["task"] or {}
+    stage = "package" if row.status == "built" else f"failed in {row.stage or '?'}"
+    verdict = "accepted" if result["why"] == [] else "; ".join(result["why"] or [reason(row)])
+    score = task.get("mutation_score")
+    cells = [result["source"], stage, task.get("tests_kept", "-"), task.get("line_rate", "-")]
+    cells += ["-" if score is None else score, f"{result['seconds'] / 60:.1f}", verdict]
+    return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
 def sources_of(args: argparse.Namespace) -> tuple[list[str], str]:
@@ -240,28 +303,27 @@ def main() -> None:
     parser.add_argument("--source-minutes", type=float, default=45, help="time limit of one source's build")
     parser.add_argument("--config", type=Path, default=None, help="e.g. sources.debian.suite: sid")
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))
+    parser.add_argument("--results", type=Path, default=None, help="one result per source [OUT/results]")
+    parser.add_argument("--until", default=None, help="HH:MM: start no source after this time of day")
+    parser.add_argument("--report-only", action="store_true", help="print what the results folder holds")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
     sources, rule = sources_of(args)
     if not sources:
         parser.error("no sources: name some, or give --catalog")
     args.out.mkdir(parents=True, exist_ok=True)
-    rows, wall, cpu = build_all(sources, args.out, args)
-    built = [row.task_dir for row in rows if row.status == "built" and row.task_dir]
-    grades = {who: graded(built, args.out, who) for who in ("reference", *DUMMIES)}
-    accepted: dict[str, TaskYaml] = {}
-    rejected: dict[str, list[str]] = {}
-    for task_dir in built:
-        task, why = verdict(task_dir, args.min_tests, grades)
-        if why:
-            rejected[task_dir.name] = why
-        else:
-            accepted[task_dir.name] = task
-    figures = report(rows, accepted, rejected)
-    figures.update(rule=rule, wall_seconds=round(wall), cpu_seconds=round(cpu), rejected=rejected)
-    print_report(figures, rule, wall, cpu)
+    args.results = args.results or args.out / "results"
+    if not args.report_only:
+        run_all(sources, args.out, args)
+    files = [args.results / f"{slug(source)}.json" for source in sources]
+    results = [json.loads(f.read_text()) for f in files if f.exists()]
+    figures = report(results)
+    figures.update(rule=rule, pending=len(sources) - len(results))
+    print_report(figures, rule, results)
+    if figures["pending"]:
+        print(f"\n{figures['pending']} of {len(sources)} sources have no result yet: re-run to build them")
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2, default=str))
+        write_json(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ def test_each_registry_gives_its_candidates_with_reasons(fake: FakeRegistries, t
     )
     assert crates["libthing"].verdicts["program"].reason.startswith("library only")
     assert crates["tool"].sections == ["utils"] == debian["cprog"].sections == pypi["clitool"].sections
+    assert debian["cprog"].debian_bytes == 200 == crates["tool"].debian_bytes  # the Sources' file sizes
     assert debian["cprog"].source == "debian:cprog=1.2-1" and debian["cprog"].released is not None
     assert debian["cprog"].verdicts["program"].reason == "ships `cprog` (utils)"
     assert "libfoo" not in debian  # the program rule: libs and libdevel only

@@ -19,7 +19,7 @@ from typing import Any
 
 from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, Verdict, no, yes
-from taskfoundry.discover.walk import Walk, sections, utc, walk, window
+from taskfoundry.discover.walk import Walk, from_origin, utc, walk, window
 from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.crates import download_url, fits, index_path
 
@@ -54,7 +54,7 @@ def discover(w: Walk) -> RegistryReport:
         if not dl:
             dl.append(str(w.client.json(f"{index}/config.json")["dl"]))
         row = _row(w, dl[0], spelling, releases, why)
-        return row.model_copy(update={"sections": sections(origin.get(name))})
+        return row.model_copy(update=from_origin(origin.get(name)))
 
     return walk("crates", w, seed(w, origin), look)
 

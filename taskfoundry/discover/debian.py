@@ -58,6 +58,7 @@ def _row(w: Walk, pkg: SourcePackage, seed: str) -> Row:
         language=pkg.language,
         seed=seed,
         sections=sections(pkg),
+        debian_bytes=pkg.size,
     )
     outside = window(released, w.since, unknown)
     if outside is not None:

@@ -58,6 +58,7 @@ class SourcePackage:
     homepage: str = ""
     architecture: str = ""
     testsuite: str = ""
+    size: int = 0  # bytes of its files (the upstream tarball and the packaging)
     fresh: bool = False  # its version is not the baseline suite's: a recent upload
 
     @property
@@ -137,7 +138,8 @@ def parse_sources(text: str) -> list[SourcePackage]:
             if len(parts) >= 3
         )
         listing = f.get("Checksums-Sha256") or f.get("Files", "")  # some suites drop the md5 `Files`
-        files = tuple(ln.split()[-1] for ln in listing.splitlines() if len(ln.split()) == 3)
+        entries = [ln.split() for ln in listing.splitlines() if len(ln.split()) == 3]
+        files = tuple(parts[2] for parts in entries)
         packages.append(
             SourcePackage(
                 name=f["Package"],
@@ -150,6 +152,7 @@ def parse_sources(text: str) -> list[SourcePackage]:
                 homepage=f.get("Homepage", ""),
                 architecture=f.get("Architecture", ""),
                 testsuite=f.get("Testsuite", ""),
+                size=sum(int(parts[1]) for parts in entries if parts[1].isdigit()),
             )
         )
     return packages

@@ -43,6 +43,7 @@ class Row(BaseModel):
         default_factory=list,
         description="Debian sections of its program binaries (its own, or the package it was seeded from)",
     )
+    debian_bytes: int | None = Field(None, description="size of that Debian source package's files")
     error: str | None = Field(None, description="the look-up failed: the row is no candidate")
     verdicts: dict[str, Verdict] = Field(default_factory=dict)
 

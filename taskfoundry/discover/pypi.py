@@ -16,7 +16,7 @@ from typing import Any
 
 from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, Verdict, no, unchecked, yes
-from taskfoundry.discover.walk import Walk, sections, utc, walk, window
+from taskfoundry.discover.walk import Walk, from_origin, utc, walk, window
 from taskfoundry.discover.wheel import console_scripts, entry_points
 
 _HOMEPAGE = re.compile(r"pypi\.(?:org/project|python\.org/pypi)/([A-Za-z0-9._-]+)")
@@ -44,7 +44,7 @@ def discover(w: Walk) -> RegistryReport:
     def look(name: str, why: str) -> Row:
         url = f"{base}/{urllib.parse.quote(name)}/json"
         row = _row(w, url, w.client.json(url), why)
-        return row.model_copy(update={"sections": sections(origin.get(name))})
+        return row.model_copy(update=from_origin(origin.get(name)))
 
     return walk("pypi", w, seed(w, origin), look)
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from taskfoundry.discover.debindex import SourcePackage, load_index
 from taskfoundry.discover.http import BudgetSpent, Client
@@ -55,6 +56,11 @@ def shared_index(
 
 def sections(pkg: SourcePackage | None) -> list[str]:
     return sorted({section for _, section in pkg.programs}) if pkg else []
+
+
+def from_origin(pkg: SourcePackage | None) -> dict[str, Any]:
+    """What a row takes from the Debian source package it was seeded from."""
+    return {"sections": sections(pkg), "debian_bytes": pkg.size if pkg else None}
 
 
 def window(released: datetime | None, since: datetime, unknown: str) -> dict[str, Verdict] | None:
