@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import tempfile
 import time
 from collections import Counter
@@ -91,8 +92,8 @@ def yield_list(found: Discovery, n: int, testable: set[str], max_mb: float) -> l
     """The rule for a yield benchmark: of the program candidates the run found, one per program
     name, those Debian ships as a program (its own binaries, or those of the Debian package that
     seeded the name) in `testable` sections only, from a Debian source of at most `max_mb`;
-    per language the first `n` in the order of the sha256 of the name: a sample that neither the
-    alphabet nor the walk's order decides."""
+    per language the first `n` in the order of the sha256 of the name: a sample that neither
+    the alphabet nor the walk's order decides. Listed with the languages in turn."""
     seen: set[str] = set()
     picked: dict[str, list[Row]] = {lang: [] for lang in YIELD_LANGUAGES}
     for row in sorted(found.candidates(), key=lambda r: hashlib.sha256(r.name.encode()).hexdigest()):
@@ -103,7 +104,8 @@ def yield_list(found: Discovery, n: int, testable: set[str], max_mb: float) -> l
         if bucket is not None and len(bucket) < n and key not in seen and fits and small:
             seen.add(key)
             bucket.append(row)
-    return [row for rows in picked.values() for row in rows]
+    # languages in turn, so that a yield run stopped part-way has tried each of them
+    return [row for group in itertools.zip_longest(*picked.values()) for row in group if row]
 
 
 if __name__ == "__main__":
