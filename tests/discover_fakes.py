@@ -176,6 +176,7 @@ def populate(fake: FakeRegistries) -> None:
         _stanza("cprog", "1.2-1", ["cprog deb utils"], "debhelper-compat (= 13)"),
         _stanza("oldprog", "0.9-1", ["oldprog deb text"], "debhelper-compat (= 13)"),
         _stanza("brokenprog", "2.0-1", ["brokenprog deb utils"], "debhelper-compat (= 13)"),
+        _stanza("goneprog", "1.1-1", ["goneprog deb utils"], "debhelper-compat (= 13)"),
         _stanza("guiprog", "3.0-1", ["guiprog deb graphics"], "debhelper-compat (= 13), libgtk-3-dev"),
         _stanza(
             "libfoo", "1.0-1", ["libfoo1 deb libs", "libfoo-dev deb libdevel"], "debhelper-compat (= 13)"
@@ -199,10 +200,14 @@ def populate(fake: FakeRegistries) -> None:
         ("guiprog", "3.0-1", "Mon, 02 Nov 2026 10:00:00 +0000"),
         ("cprog", "1.2-1", "Sun, 01 Nov 2026 10:00:00 +0000"),
         ("oldprog", "0.9-1", "Wed, 01 Jan 2025 10:00:00 +0000"),
+        ("goneprog", "1.1-1", "Mon, 02 Nov 2026 11:00:00 +0000"),
     ):
-        fake.files[f"/debian/pool/main/{pkg[0]}/{pkg}/{pkg}_{version}.debian.tar.xz"] = _tar(
+        pool = f"/debian/pool/main/{pkg[0]}/{pkg}/{pkg}_{version}"
+        fake.files[f"{pool}.debian.tar.xz"] = _tar(
             {"debian/changelog": _changelog(pkg, version, date)}, "w:xz"
         )
+        if pkg != "goneprog":  # the mirror of this workplace lacks some pool files the index lists
+            fake.files[f"{pool}.dsc"] = f"Source: {pkg}\nVersion: {version}\n".encode()
     fake.files["/index/config.json"] = json.dumps(
         {"dl": f"{fake.url}/dl/{{crate}}/{{version}}/download"}
     ).encode()

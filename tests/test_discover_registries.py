@@ -52,6 +52,8 @@ def test_each_registry_gives_its_candidates_with_reasons(fake: FakeRegistries, t
     )
     assert crates["libthing"].verdicts["program"].reason.startswith("library only")
     assert crates["tool"].sections == ["utils"] == debian["cprog"].sections == pypi["clitool"].sections
+    gone = debian["goneprog"].verdicts["program"]
+    assert not gone.candidate and gone.reason == "the mirror does not serve goneprog_1.1-1.dsc"
     assert debian["cprog"].debian_bytes == 200 == crates["tool"].debian_bytes  # the Sources' file sizes
     assert debian["cprog"].source == "debian:cprog=1.2-1" and debian["cprog"].released is not None
     assert debian["cprog"].verdicts["program"].reason == "ships `cprog` (utils)"

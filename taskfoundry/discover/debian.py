@@ -18,7 +18,7 @@ from email.utils import parsedate_to_datetime
 from taskfoundry.discover.debindex import SourcePackage, recent_first
 from taskfoundry.discover.models import RegistryReport, Row, no, unchecked, yes
 from taskfoundry.discover.walk import Walk, sections, walk, window
-from taskfoundry.errors import SourceError
+from taskfoundry.errors import SourceError, SourceUnavailable
 
 _TRAILER = re.compile(r"^ -- .+?>  (?P<date>.+)$", re.M)
 _KIND_NOTE = "not checked: a Debian source is taken as a program source"
@@ -72,9 +72,24 @@ def _row(w: Walk, pkg: SourcePackage, seed: str) -> Row:
     elif pkg.gui:
         program = no(f"a GUI program: ships {shipped}, builds with {pkg.gui}")
     else:
-        program = yes(f"ships {shipped}")
+        missing = _unserved(w, pkg)
+        program = no(f"the mirror does not serve {missing}") if missing else yes(f"ships {shipped}")
     verdicts = {"program": program, "function": unchecked(_KIND_NOTE), "feature": unchecked(_KIND_NOTE)}
     return row.model_copy(update={"verdicts": verdicts})
+
+
+def _unserved(w: Walk, pkg: SourcePackage) -> str | None:
+    """The first of the source's files the mirror does not serve (its first byte is asked for):
+    an index can list a version whose files the pool lacks, and `build` could not fetch it."""
+    base = f"{w.sources.debian.mirror.rstrip('/')}/{pkg.directory}"
+    for name in pkg.files:
+        if ".debian.tar." in name:
+            continue  # read for the release date already
+        try:
+            w.client.get(f"{base}/{name}", headers={"Range": "bytes=0-0"})
+        except SourceUnavailable:
+            return name
+    return None
 
 
 def _released(w: Walk, pkg: SourcePackage) -> tuple[datetime | None, str]:
