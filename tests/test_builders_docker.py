@@ -114,13 +114,21 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
         "build-backend = 'flit_core.buildapi'\n[project]\nname = 'greet'\nversion = '1.0'\n"
         "description = 'greets'\n[project.scripts]\ngreet = 'greet.cli:main'\n",
         "greet/__init__.py": "",
-        "greet/cli.py": "import sys\n\n\ndef main():\n"
+        "greet/cli.py": "import os, sys\n\n\ndef main():\n"
         "    who = sys.argv[1] if len(sys.argv) > 1 else 'world'\n    print(f'hello, {who}')\n"
-        "    return 0\n",
+        "    if who == 'data':  # package data read by path, as kas reads its schema\n"
+        "        print(open(os.path.join(os.path.dirname(__file__), 'word.txt')).read())\n"
+        "    return 3 if who == 'fail' else 0\n",
+        "greet/word.txt": "from a data file",
     }
     res = _build(tmp_path, files, docker_client, base_image)
     assert (res.recipe.kind, res.recipe.coverage, res.recipe.source_visible) == ("python", "python", True)
     _check(docker_client, res, "greet/cli.py")
+    with DockerSandbox(res.image, client=docker_client) as box:
+        install_runner(box)
+        data, fail = run_probes(box, RunnerJob(executable=GOLD), [Probe(("data",)), Probe(("fail",))])
+    assert (data.exit_code, data.stdout) == (0, "hello, data\nfrom a data file\n"), data.stderr
+    assert fail.exit_code == 3  # the entry point's return value, as its console script gives it
     again = _build(tmp_path, files, docker_client, base_image)  # the host-side wheel build left no trace
     assert (again.image, again.built) == (res.image, False)
 

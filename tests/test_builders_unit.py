@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -55,6 +56,21 @@ def test_cargo_without_lock_is_locked_offline(tmp_path: Path) -> None:
     deps = prepare_deps(repo, detect_recipe(repo), tmp_path / "deps", tmp_path / "cache", "1.85")
     assert deps.env == {} and deps.notes == ["cargo: no registry dependencies"]
     assert (repo / "Cargo.lock").exists() and (repo / "Cargo.toml").read_text() == manifest
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo on the host")
+def test_a_lock_pinning_crates_newer_than_the_image_s_rustc_is_locked_again(tmp_path: Path) -> None:
+    """The crate registry, for real: home 0.5.12 declares rust-version 1.88 (debian-lsp 0.1.8
+    ships such a lock), so for a rustc 1.85 image the lock is made again with the fallback."""
+    manifest = "[package]\nname = 'tool'\nversion = '0.1.0'\nedition = '2021'\n[dependencies]\nhome = '0.5'\n"
+    repo = _tree(tmp_path / "tool", {"Cargo.toml": manifest, "src/main.rs": "fn main() {}\n"})
+    for argv in (["generate-lockfile"], ["update", "-p", "home", "--precise", "0.5.12"]):
+        subprocess.run(["cargo", *argv, "--manifest-path", str(repo / "Cargo.toml")], check=True)
+    deps = prepare_deps(repo, detect_recipe(repo), tmp_path / "deps", tmp_path / "cache", "1.85")
+    assert deps.notes[0] == "cargo: Cargo.lock pinned home-0.5.12 (rust 1.88), newer than rustc 1.85"
+    assert 'name = "home"\nversion = "0.5.11"' in (repo / "Cargo.lock").read_text()
+    assert (tmp_path / "deps/cargo/vendor/home-0.5.11").is_dir()
+    assert not (tmp_path / "deps/cargo/vendor/home-0.5.12").exists()
 
 
 def test_cargo_git_dependencies_are_refused(tmp_path: Path) -> None:
@@ -108,6 +124,7 @@ def test_tree_layer_is_what_copy_makes(tmp_path: Path) -> None:
 def test_pick_helpers() -> None:
     assert norm("My_Tool.cli") == "my-tool-cli"
     assert choose(["a", "my_tool"], None, [None, "My-Tool"], "x") == "my_tool"
+    assert choose(["getfacl", "setfacl"], None, ["acl"], "configure") == "getfacl"  # the first listed
     assert "find _build -type f -perm -u+x -name 'prog'" in copy_built("_build", "prog")
 
 

@@ -105,11 +105,13 @@ def test_cmake_picks_the_program_named_like_the_project(tmp_path: Path) -> None:
     assert "BUILD_SHARED_LIBS=OFF" in recipe.build[0]
 
 
-def test_several_programs_need_a_choice(tmp_path: Path) -> None:
+def test_several_programs_build_the_first_unless_one_is_chosen(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     meson = "project('suite', 'c')\nexecutable('aa', 'a.c')\nexecutable('bb', 'b.c')\n"
     _tree(tmp_path, {"meson.build": meson})
-    with pytest.raises(BuildError, match=r"several programs \(aa, bb\).*executable"):
-        detect_recipe(tmp_path)
+    assert "-name 'aa'" in detect_recipe(tmp_path).build[2]
+    assert "several programs (aa, bb)" in caplog.text and "--executable" in caplog.text
     assert "-name 'bb'" in detect_recipe(tmp_path, "bb").build[2]
     assert "-name 'aa'" in detect_recipe(tmp_path, package="aa").build[2]
     (tmp_path / "taskfoundry.yaml").write_text("executable: bb\n")
@@ -133,7 +135,8 @@ def test_autotools_with_and_without_configure(tmp_path: Path) -> None:
         {
             "configure.ac": "AC_INIT([greet], [1.0])\n",
             "Makefile.am": "SUBDIRS = src\n",
-            "src/Makefile.am": "bin_PROGRAMS = greet greet-admin\n",
+            "src/Makefile.am": "bin_PROGRAMS =\nlib_LTLIBRARIES =\ninclude tools/Makemodule.am\n",
+            "src/tools/Makemodule.am": "bin_PROGRAMS += greet-admin \\\n\tgreet\n",
         },
     )
     recipe = detect_recipe(tmp_path)
@@ -166,8 +169,7 @@ def test_cargo_bins_and_workspace(tmp_path: Path) -> None:
     )
     recipe = detect_recipe(tmp_path, package="mytool")
     assert recipe.executable == "target/release/mytool"
-    with pytest.raises(BuildError, match=r"several programs \(mytool, extra\)"):
-        detect_recipe(tmp_path)
+    assert detect_recipe(tmp_path, package="other").executable == "target/release/mytool"  # first
 
 
 def test_go_program_under_cmd(tmp_path: Path) -> None:

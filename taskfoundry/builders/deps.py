@@ -2,8 +2,9 @@
 
 Build containers get everything under DEPS (`<context>/deps`); cleanroom, filter and eval
 never fetch anything. Per recipe kind:
-- cargo: lock the crate if it ships no Cargo.lock (for the image's rustc), then
-  `cargo vendor` into DEPS/cargo/vendor with a CARGO_HOME config that points at it;
+- cargo: lock the crate if it ships no Cargo.lock, or a lock that pins crates newer than the
+  image's rustc (for the image's rustc), then `cargo vendor` into DEPS/cargo/vendor with a
+  CARGO_HOME config that points at it;
 - go: no module proxy is reachable, so a module that imports packages of other modules
   must vendor them itself (`vendor/modules.txt`), or the build stops with that reason;
 - python: a wheelhouse in DEPS/wheels with the build backend and every runtime
@@ -70,36 +71,57 @@ def run(argv: list[str], cwd: Path | None, what: str) -> str:
 
 def _cargo(src: Path, deps_dir: Path, cache: Path, rust_version: str) -> Deps:
     lock = src / "Cargo.lock"
+    notes = []
     if not lock.exists():
         _lock_for(src, rust_version)
-    text = lock.read_text()
+    vendored = _vendor(src, cache)
+    newer = _newer_than(vendored, rust_version) if vendored else []
+    if newer:  # a shipped lock made with a newer rustc: lock again for the image's
+        notes.append(f"cargo: Cargo.lock pinned {', '.join(newer[:3])}, newer than rustc {rust_version}")
+        lock.unlink()
+        _lock_for(src, rust_version)
+        vendored = _vendor(src, cache)
+    if vendored is None:
+        return Deps(notes=["cargo: no registry dependencies"])
+    shutil.copytree(vendored, deps_dir / "cargo" / "vendor", symlinks=True)
+    (deps_dir / "cargo" / "config.toml").write_text(CARGO_CONFIG)
+    crates = sum(1 for _ in vendored.iterdir())
+    notes.append(f"cargo: {crates} crates vendored")
+    return Deps(env={"CARGO_HOME": f"{DEPS}/cargo"}, notes=notes)
+
+
+def _vendor(src: Path, cache: Path) -> Path | None:
+    """`cargo vendor` of the locked crates, cached by the lock; None: no registry crates."""
+    text = (src / "Cargo.lock").read_text()
     if 'source = "git+' in text:
         raise BuildError("Cargo.lock has git dependencies, which cannot be fetched here")
     if 'source = "registry+' not in text:
-        return Deps(notes=["cargo: no registry dependencies"])
+        return None
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     vendored = cache / "deps" / f"cargo-{key}"
     if not vendored.exists():
         tmp = vendored.with_name(vendored.name + ".part")
         shutil.rmtree(tmp, ignore_errors=True)
-        run(
-            [
-                "cargo",
-                "vendor",
-                "--locked",
-                "--versioned-dirs",
-                "--manifest-path",
-                str(src / "Cargo.toml"),
-                str(tmp),
-            ],
-            None,
-            "cargo vendor",
-        )
+        argv = ["cargo", "vendor", "--locked", "--versioned-dirs", "--manifest-path", str(src / "Cargo.toml")]
+        run([*argv, str(tmp)], None, "cargo vendor")
         tmp.rename(vendored)
-    shutil.copytree(vendored, deps_dir / "cargo" / "vendor", symlinks=True)
-    (deps_dir / "cargo" / "config.toml").write_text(CARGO_CONFIG)
-    crates = sum(1 for _ in vendored.iterdir())
-    return Deps(env={"CARGO_HOME": f"{DEPS}/cargo"}, notes=[f"cargo: {crates} crates vendored"])
+    return vendored
+
+
+def _newer_than(vendored: Path, rust_version: str) -> list[str]:
+    """The vendored crates whose declared rust-version is newer than `rust_version`."""
+    have = _version_key(rust_version)
+    newer = []
+    for manifest in sorted(vendored.glob("*/Cargo.toml")):
+        match = re.search(r'^rust-version\s*=\s*"([\d.]+)"', read(manifest), re.M)
+        if match and _version_key(match[1]) > have:
+            newer.append(f"{manifest.parent.name} (rust {match[1]})")
+    return newer
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    parts = [int(p) for p in version.split(".")[:3] if p.isdigit()]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _lock_for(src: Path, rust_version: str) -> None:

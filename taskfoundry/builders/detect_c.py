@@ -150,8 +150,9 @@ def autotools(repo: Path, exe: str | None, package: str | None) -> Recipe | None
     match = re.search(r"AC_INIT\(\s*\[?([^],)]+)", read(ac) if ac else "")
     project = match.group(1).strip() if match else _configure_name(read(script))
     programs: list[str] = []
-    for path in _files(repo, "Makefile.am"):
-        for line in re.findall(r"^\s*bin_PROGRAMS\s*\+?=\s*(.*)$", read(path), re.M):
+    for path in _files(repo, "*.am"):  # Makefile.am and the fragments it includes (Makemodule.am)
+        text = re.sub(r"\\\n", " ", read(path))  # continued lines
+        for line in re.findall(r"^[ \t]*bin_PROGRAMS[ \t]*\+?=[ \t]*(.*)$", text, re.M):
             programs += [p for p in line.split() if "$" not in p]
     name = (
         choose(list(dict.fromkeys(programs)), exe, [package, project], "configure")

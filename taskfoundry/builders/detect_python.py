@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import configparser
 import re
-import shlex
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,8 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         build=[
             "python3 -m venv .tfpip",
             f".tfpip/bin/pip install {PIP} --no-compile --target .tfapp .",
-            f"python3 -m zipapp .tfapp -p '/usr/bin/env python3' -m {shlex.quote(entry)} -o executable",
+            f"cat > .tfapp/__main__.py <<'TF_EOF'\n{_unpacking_main(entry)}TF_EOF",
+            "python3 -m zipapp .tfapp -p '/usr/bin/env python3' -o executable",
         ],
         coverage_build=[
             f"python3 -m venv --system-site-packages {COV_VENV}",
@@ -56,6 +56,39 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         executable="executable",
         coverage_executable="executable",
     )
+
+
+# The gold's __main__: the archive unpacked once per user and content into the temp directory,
+# the entry point run from there. Programs read package data by path (kas opens
+# kas/schema-kas.json beside its module), which inside a zip is no directory; and the entry
+# point's return value is the exit status, as its console script would make it (zipapp's own
+# `-m` main drops it).
+_MAIN = """\
+import functools, hashlib, os, shutil, sys, tempfile, zipfile
+def _unpacked(archive):
+    with zipfile.ZipFile(archive) as zf:
+        key = hashlib.sha256(repr([(i.filename, i.CRC) for i in zf.infolist()]).encode()).hexdigest()
+        where = os.path.join(tempfile.gettempdir(), "tf-app-{}-{}".format(os.getuid(), key[:20]))
+        if os.path.isdir(where) and os.stat(where).st_uid == os.getuid():
+            return where
+        part = tempfile.mkdtemp(prefix=".tf-app-", dir=tempfile.gettempdir())
+        zf.extractall(part)
+    try:
+        os.rename(part, where)
+    except OSError:  # unpacked meanwhile by another run, or a name not ours: use a private copy
+        if not (os.path.isdir(where) and os.stat(where).st_uid == os.getuid()):
+            return part
+        shutil.rmtree(part, ignore_errors=True)
+    return where
+sys.path[0] = _unpacked(os.path.dirname(os.path.abspath(__file__)))
+import {module} as _m
+sys.exit(functools.reduce(getattr, {attrs!r}, _m)())
+"""
+
+
+def _unpacking_main(entry: str) -> str:
+    module, func = entry.split(":")
+    return _MAIN.replace("{module}", module).replace("{attrs!r}", repr(func.split(".")))
 
 
 def _cov_wrapper(repo: Path, entry: str) -> list[str]:

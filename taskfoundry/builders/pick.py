@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from taskfoundry.errors import BuildError
+
+log = logging.getLogger(__name__)
 
 #: Directories whose sources are not the program's own (tests, examples, bundled code).
 SKIP_DIRS = {
@@ -42,7 +45,8 @@ def norm(name: str) -> str:
 
 def choose(candidates: list[str], want: str | None, names: Iterable[str | None], what: str) -> str:
     """The program to build: `want` if asked for; else the candidate named like one of `names`
-    (package, project); else the only candidate. Several left is an error listing them."""
+    (package, project); else the first listed, with a warning naming the others (a source
+    found by discovery has nobody to ask: acl builds chacl, getfacl and setfacl)."""
     if want:
         if candidates and want not in candidates:
             raise BuildError(f"{what}: no program {want!r} (found: {', '.join(candidates)})")
@@ -53,13 +57,13 @@ def choose(candidates: list[str], want: str | None, names: Iterable[str | None],
         hits = [c for c in candidates if name and norm(c) == norm(name)]
         if hits:
             return hits[0]
-    if len(set(candidates)) == 1:
-        return candidates[0]
-    raise BuildError(
-        f"{what}: builds several programs ({', '.join(candidates)}) and none "
-        "is named like the package: set `executable` in taskfoundry.yaml or pass "
-        "--executable",
-    )
+    if len(set(candidates)) > 1:
+        log.warning(
+            "%s: builds several programs (%s) and none is named like the package: building %s, the "
+            "first listed (set `executable` in taskfoundry.yaml or pass --executable to choose)",
+            what, ", ".join(dict.fromkeys(candidates)), candidates[0],
+        )  # fmt: skip
+    return candidates[0]
 
 
 def source_files(repo: Path, suffixes: set[str]) -> Iterator[Path]:

@@ -4,6 +4,7 @@ is kept passes a last gold run."""
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
 import docker
 
@@ -27,7 +28,10 @@ def filter_stage(
     clean: CleanroomStage,
     settings: FilterSettings,
     client: docker.DockerClient,
+    require_kept: bool = True,
 ) -> FilterStage:
+    """`require_kept`: a suite left with no test is no task (FilterError); the guided step's
+    extra tests, filtered on their own, may all go."""
     usage = clean.usage.get("", "")
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
     pre = pre_dropped(lint, settings.filter)
@@ -45,6 +49,8 @@ def filter_stage(
             branch_error=f"infrastructure failure in the filter: {exc}",
             **recall,
         )
+    if require_kept and not res.kept:
+        raise FilterError(nothing_kept(res.dropped))
     failed = final_check(grader, res.kept)
     if failed:
         raise FilterError(
@@ -62,6 +68,15 @@ def filter_stage(
         coverage=CoverageReport.from_lines(covered, total),
         **recall,
     )
+
+
+def nothing_kept(dropped: dict[str, list[DropRecord]]) -> str:
+    """Why a suite with no test left is no task: the drop reasons counted, and the first."""
+    reasons = Counter(records[0].id for records in dropped.values() if records)
+    first = next((r[0] for r in dropped.values() if r), None)
+    detail = f"; first: {first.detail[:300]}" if first and first.detail else ""
+    counts = ", ".join(f"{why} {n}" for why, n in reasons.most_common())
+    return f"no test passed the filter ({counts or 'none generated'}){detail}; the task is not packaged"
 
 
 def pre_dropped(lint: LintStage, config: FilterConfig) -> dict[str, list[DropRecord]]:

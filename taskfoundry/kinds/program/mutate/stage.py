@@ -288,7 +288,7 @@ def _lint_and_filter(
     )
     lint = lint_stage(alone)
     try:
-        filt = filter_stage(alone, lint, clean, settings.filter, client)
+        filt = filter_stage(alone, lint, clean, settings.filter, client, require_kept=False)
     except FilterError as exc:  # a kept test failed the final gold run: add none of them
         log.warning("%s: guided tests not added: %s", src.task_id, exc)
         return [], {}, []
