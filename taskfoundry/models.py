@@ -58,6 +58,10 @@ class UpstreamInfo(BaseModel):
     version: str
     url: str
     sha256: str
+    build_depends: list[str] = Field(
+        default_factory=list,
+        description="Debian packages the registry's own packaging builds it with (Debian sources)",
+    )
 
 
 GoldIntegrity = Literal["sealed", "instrumentable", "source_visible"]

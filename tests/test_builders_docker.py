@@ -6,6 +6,7 @@ agentic fallback driven by a ScriptedModel.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_r
 from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sources import resolve_source
+from taskfoundry.sources.checkout import Upstream
 
 from conftest import make_repo
 
@@ -37,12 +39,18 @@ FILES = {"src/main.c": GREET_C, "src/greet.c": LIB_C, "src/greet.h": "void greet
 
 
 def _build(
-    tmp: Path, files: dict[str, str], client: Any, base: str, agent: BuildAgent | None = None
+    tmp: Path,
+    files: dict[str, str],
+    client: Any,
+    base: str,
+    agent: BuildAgent | None = None,
+    upstream: Upstream | None = None,
 ) -> BuildResult:
     repo = tmp / "greet"
     if not repo.exists():
         make_repo(repo, files)
     co = resolve_source(str(repo), work_dir(tmp))
+    co = dataclasses.replace(co, upstream=upstream) if upstream else co
     names = TaskNames.of(co, NS, tmp)
     recipe = resolve_recipe(co, None, base, client, names, agent)
     return run_build(co, recipe, base, names, client)
@@ -131,6 +139,28 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
     assert fail.exit_code == 3  # the entry point's return value, as its console script gives it
     again = _build(tmp_path, files, docker_client, base_image)  # the host-side wheel build left no trace
     assert (again.image, again.built) == (res.image, False)
+
+
+def test_a_debian_source_builds_with_its_build_depends_the_base_has(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """A `debian:` source names no library in its tree; its .dsc's Build-Depends (for sid) are
+    installed where trixie has them, and one trixie lacks is skipped, not fatal."""
+    files = {
+        "prog.c": "#include <zlib.h>\n#include <stdio.h>\nint main(void) {\n"
+        '  printf("zlib %s\\n", zlibVersion());\n  return 0;\n}\n',
+        "Makefile": "greet: prog.c\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o greet prog.c -lz\n",
+    }
+    depends = ("zlib1g-dev", "tf-no-such-package")
+    up = Upstream("debian", "greet", "1.0-1", "http://x/greet.orig.tar.gz", "0" * 64, depends)
+    res = _build(tmp_path, files, docker_client, base_image, upstream=up)
+    assert res.recipe.build_depends == list(depends) and res.toolchain != base_image
+    dockerfile = next((tmp_path / "work/toolchains").glob("*/context/Dockerfile")).read_text()
+    assert "apt-cache show" in dockerfile and "tf-no-such-package" in dockerfile
+    with DockerSandbox(res.image, client=docker_client) as box:
+        assert box.exec([GOLD], timeout=30).stdout.startswith(b"zlib 1.")
+    with pytest.raises(ImageError, match="docker build failed"):  # the defence off: no zlib.h
+        _build(tmp_path / "plain", files, docker_client, base_image)
 
 
 def test_toolchain_layer_is_built_once(tmp_path: Path, docker_client: Any, base_image: str) -> None:

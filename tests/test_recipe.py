@@ -198,7 +198,7 @@ def test_python_console_script(tmp_path: Path) -> None:
     )
     recipe = detect_recipe(tmp_path)
     assert (recipe.kind, recipe.coverage, recipe.source_visible) == ("python", "python", True)
-    assert "-m hello_tool.cli:main -o executable" in recipe.build[2]
+    assert "import hello_tool.cli as _m" in recipe.build[2] and "-o executable" in recipe.build[3]
     wrapper = recipe.coverage_build[-2]
     assert 'PYTHONPATH="/cov/src' in wrapper and "coverage run --parallel-mode" in wrapper
 
@@ -212,10 +212,10 @@ def test_python_setup_cfg_and_setup_py(tmp_path: Path) -> None:
             "setup.py": "from setuptools import setup\nsetup()\n",
         },
     )
-    assert "-m fmt.main:run" in detect_recipe(tmp_path).build[2]
+    assert "import fmt.main as _m" in detect_recipe(tmp_path).build[2]
     (tmp_path / "setup.cfg").unlink()
     (tmp_path / "setup.py").write_text("setup(entry_points={'console_scripts': ['sq = sq.cli:go']})\n")
-    assert "-m sq.cli:go" in detect_recipe(tmp_path).build[2]
+    assert "import sq.cli as _m" in detect_recipe(tmp_path).build[2]
 
 
 def test_developer_makefile_does_not_hide_a_python_project(tmp_path: Path) -> None:

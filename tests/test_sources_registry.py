@@ -166,12 +166,20 @@ def test_crate_newest_release_the_image_rustc_builds(fake: FakeRegistry, tmp_pat
         resolve_source("crate:democli@9.9.9", tmp_path, _config(fake, tmp_path))
 
 
+# a .dsc's build dependencies as sid writes them: versions, architectures, profiles, alternatives
+DEPENDS = (
+    "Build-Depends: debhelper-compat (= 13), libpcap-dev [linux-any], pkgconf | pkg-config,\n"
+    " python3-sphinx <!nodoc>, zlib1g-dev:native (>= 1:1.2), libcheck-dev <!nocheck>\n"
+    "Build-Depends-Arch: libssl-dev\nBuild-Depends-Indep: texlive-latex-base\n"
+)
+
+
 def _debian(fake: FakeRegistry) -> None:
     """A one-suite deb-src archive: `demo` (upstream tarball served) and `gone` (tarball 404)."""
     stanzas = []
     for name in ("demo", "gone"):
         orig = _tarball(f"{name}-1.0", {"configure.ac": f"AC_INIT([{name}], [1.0])\n"})
-        dsc = f"Source: {name}\nVersion: 1.0-1\n".encode()
+        dsc = f"Source: {name}\nVersion: 1.0-1\n{DEPENDS}".encode()
         pool = f"pool/main/{name[0]}/{name}"
         fake.files[f"/debian/{pool}/{name}_1.0-1.dsc"] = dsc
         if name == "demo":
@@ -200,6 +208,7 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
     assert co.task_id.startswith("debian__demo.") and (co.path / "configure.ac").exists()
     assert co.upstream is not None and (co.upstream.version, co.upstream.registry) == ("1.0-1", "debian")
     assert co.upstream.url.endswith("demo_1.0.orig.tar.gz")
+    assert co.upstream.build_depends == ("libpcap-dev", "pkgconf", "zlib1g-dev", "libcheck-dev", "libssl-dev")
     with pytest.raises(SourceUnavailable, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
         resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
     with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):

@@ -130,7 +130,9 @@ def run_build(
 ) -> BuildResult:
     """Build the `:task` image; an image whose inputs are unchanged is reused as it is."""
     workdir = names.work_dir
-    toolchain = ensure_toolchain(client, base, recipe.packages, workdir, names.namespace)
+    toolchain = ensure_toolchain(
+        client, base, recipe.packages, workdir, names.namespace, optional=recipe.build_depends
+    )
     builddir = names.build_dir
     context = builddir / "context"
     shutil.rmtree(context, ignore_errors=True)

@@ -25,6 +25,11 @@ class Recipe(BaseModel):
     coverage_executable: str = Field(description="instrumented executable, relative path")
     coverage: CoverageKind = "none"
     packages: list[str] = Field(default_factory=list, description="Debian packages to install")
+    build_depends: list[str] = Field(
+        default_factory=list,
+        description="Debian packages the source's own Debian packaging builds with, from another "
+        "suite than the base's: installed where the base's suite has them",
+    )
     source_visible: bool = Field(
         False,
         description="the gold program is a script its interpreter must read (mode 0755, "

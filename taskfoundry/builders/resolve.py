@@ -25,9 +25,12 @@ def resolve_recipe(
     names: TaskNames,
     agent: BuildAgent | None = None,
 ) -> Recipe:
-    """Detect the recipe; if nothing is detected and an agent is given, let it write one."""
+    """Detect the recipe; if nothing is detected and an agent is given, let it write one. A
+    Debian source's Build-Depends come with it (the detector knows no library by name)."""
+    depends = list(checkout.upstream.build_depends) if checkout.upstream else []
     try:
-        return detect_recipe(checkout.path, executable, checkout.repo)
+        recipe = detect_recipe(checkout.path, executable, checkout.repo)
+        return recipe.model_copy(update={"build_depends": depends}) if depends else recipe
     except NoBuildSystem as exc:
         if agent is None:
             raise

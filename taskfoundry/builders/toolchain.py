@@ -24,23 +24,36 @@ class Toolchain(BaseModel):
     log: Path | None = None
 
 
-def toolchain_dockerfile(base: str, packages: list[str]) -> str:
+def toolchain_dockerfile(base: str, packages: list[str], optional: list[str] | None = None) -> str:
+    """`packages` must install; `optional` (a Debian source's Build-Depends, named for another
+    suite) are installed where the base's suite has them: together if they can be, else each
+    on its own, and those that fail are named in the log."""
     pkgs = " ".join(shlex.quote(p) for p in sorted(set(packages)))
-    return (
-        f"FROM {base}\n"
-        "RUN apt-get update \\\n"
-        f" && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {pkgs} \\\n"
-        " && rm -rf /var/lib/apt/lists/*\n"
-    )
+    install = "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
+    lines = [f" && {install} {pkgs} \\\n"] if packages else []
+    if optional:
+        names = " ".join(shlex.quote(p) for p in sorted(set(optional)))
+        lines += [
+            f" && tf_opt=$(for p in {names}; do "
+            'apt-cache show "$p" >/dev/null 2>&1 && echo "$p"; done; true) \\\n',
+            f' && {{ {install} $tf_opt || for p in $tf_opt; do {install} "$p" '
+            '|| echo "== taskfoundry: build dependency $p not installed"; done; } \\\n',
+        ]
+    return f"FROM {base}\nRUN apt-get update \\\n" + "".join(lines) + " && rm -rf /var/lib/apt/lists/*\n"
 
 
 def ensure_toolchain(
-    client: docker.DockerClient, base: str, packages: list[str], workdir: Path, namespace: str
+    client: docker.DockerClient,
+    base: str,
+    packages: list[str],
+    workdir: Path,
+    namespace: str,
+    optional: list[str] | None = None,
 ) -> Toolchain:
     """The image to build in: `base` itself when no packages are needed."""
-    if not packages:
+    if not packages and not optional:
         return Toolchain(image=base, built=False)
-    dockerfile = toolchain_dockerfile(base, packages)
+    dockerfile = toolchain_dockerfile(base, packages, optional)
     key = hashlib.sha256(dockerfile.encode()).hexdigest()[:16]
     builddir = workdir / "toolchains" / key
     context = builddir / "context"

@@ -28,5 +28,9 @@ def source_stage(source: str, sources: SourceConfig, work_dir: Path) -> SourceRe
 
 def checkout_of(src: SourceResult) -> Checkout:
     """The checkout a persisted source result names (the builders take a `Checkout`)."""
-    upstream = Upstream(**src.upstream.model_dump()) if src.upstream else None
+    upstream = (
+        Upstream(**{**src.upstream.model_dump(), "build_depends": tuple(src.upstream.build_depends)})
+        if src.upstream
+        else None
+    )
     return Checkout(src.path, src.owner, src.repo, src.commit, src.source, upstream)

@@ -18,6 +18,7 @@ class Upstream:
     version: str
     url: str  # the archive that was downloaded
     sha256: str  # of that archive, checked against the registry's own digest
+    build_depends: tuple[str, ...] = ()  # packages its Debian packaging builds with
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ prints the URIs; the upstream tarball alone is downloaded and its SHA256 checked
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import logging
 import re
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.checkout import Checkout, Upstream
+from taskfoundry.sources.fetch import download
 from taskfoundry.sources.gitrepo import mkdirs
 from taskfoundry.sources.registry import DebianConfig, SourceConfig, checkout_release
 
@@ -45,7 +47,32 @@ def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
         _update(state, config.debian)
         uris = _print_uris(state, f"{name}={version}" if version else name)
     up, archive = upstream_tarball(name, uris)
-    return checkout_release(up, archive, f"debian:{name}", workdir, config.cache(workdir))
+    dsc = next(u for u in uris if u["file"].endswith(".dsc"))
+    cache = config.cache(workdir)
+    where = cache / "downloads" / f"{dsc['sha'][:16]}-{dsc['file']}"
+    text = download(dsc["url"], where, dsc["sha"]).read_text(errors="replace")
+    up = dataclasses.replace(up, build_depends=build_depends(text))
+    return checkout_release(up, archive, f"debian:{name}", workdir, cache)
+
+
+# packaging tools, not what the program builds with
+_PACKAGING = re.compile(r"^(debhelper|debhelper-compat|dh-.*|dpkg-.*|quilt|cdbs|lsb-release|po-debconf)$")
+
+
+def build_depends(dsc: str) -> tuple[str, ...]:
+    """The packages a `.dsc`'s Build-Depends and Build-Depends-Arch name: the first of each set of
+    alternatives, without versions, architectures or `:native`; packaging tools and what only
+    the `nodoc` profile leaves out (documentation) are left out too."""
+    fields = re.findall(r"^Build-Depends(?:-Arch)?:(.*(?:\n[ \t].*)*)", dsc, re.M)
+    names = []
+    for entry in ",".join(fields).split(","):
+        first = entry.split("|")[0]
+        if "<!nodoc>" in first.replace(" ", ""):
+            continue
+        match = re.match(r"\s*([a-z0-9][a-z0-9.+-]+)", first)
+        if match and not _PACKAGING.match(match[1]):
+            names.append(match[1])
+    return tuple(dict.fromkeys(names))
 
 
 def upstream_tarball(name: str, uris: list[dict[str, str]]) -> tuple[Upstream, str]:
