@@ -18,6 +18,7 @@ from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
 from taskfoundry.builders.resolve import resolve_recipe
 from taskfoundry.errors import BuildError, ImageError
+from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.naming import TaskNames, work_dir
 from taskfoundry.sandbox.docker import DockerSandbox
@@ -161,6 +162,28 @@ def test_a_debian_source_builds_with_its_build_depends_the_base_has(
         assert box.exec([GOLD], timeout=30).stdout.startswith(b"zlib 1.")
     with pytest.raises(ImageError, match="docker build failed"):  # the defence off: no zlib.h
         _build(tmp_path / "plain", files, docker_client, base_image)
+
+
+def test_a_static_program_that_behaves_otherwise_is_not_the_gold(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """GNU hello linked statically greets, then dies of SIGSEGV; its tests all expected the
+    crash. A static build whose plain calls differ from the recipe's own build is not used."""
+    main = (
+        "#include <stdio.h>\nextern char _DYNAMIC[] __attribute__((weak));\n"
+        'int main(void) { puts(_DYNAMIC ? "linked dynamically" : "linked statically"); return 0; }\n'
+    )
+    files = {"prog.c": main, "Makefile": "greet: prog.c\n\t$(CC) -o greet prog.c\n"}
+    res = _build(tmp_path, files, docker_client, base_image)
+    with DockerSandbox(res.image, client=docker_client) as box:
+        gold = box.get_file(GOLD)
+        said = box.exec([GOLD], timeout=30).stdout
+    assert said == b"linked dynamically\n" and linkage(gold) == "dynamic"
+    assert "the static program differs from the recipe's own build on ''" in res.log.read_text()
+    greet = FILES | {"Makefile": "greet:\n\tcc -o greet src/*.c\n"}
+    same = _build(tmp_path / "plain", greet, docker_client, base_image)
+    with DockerSandbox(same.image, client=docker_client) as box:
+        assert linkage(box.get_file(GOLD)) == "static"  # the same behaviour: static, as before
 
 
 def test_toolchain_layer_is_built_once(tmp_path: Path, docker_client: Any, base_image: str) -> None:

@@ -23,6 +23,29 @@ STATIC_TREE = "/static-src"  # the static attempt's copy of the tree, removed af
 SHIM_NAMES = ("cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++")
 #: Printed to the build log when the static attempt failed and the gold is built as it was.
 STATIC_FAILED = "== taskfoundry: the static gold build failed; the gold stays as the recipe builds it"
+SAME_CHECK = f"{SHIM_DIR}/same-behaviour"
+
+# A static link can build and still not be the same program: GNU hello linked against static
+# glibc prints its greeting and dies of SIGSEGV at exit (its locale and gettext set-up), and
+# every test then expected the crash. So the static program must answer a few plain calls
+# (no arguments, --help, --version; stdin empty) exactly as the recipe's own build does,
+# each run from the same path; otherwise the recipe's build stays the gold.
+SAME_BEHAVIOUR = """#!/bin/sh
+d=$(mktemp -d)
+for args in "" --help --version; do
+  for which in static own; do
+    if [ "$which" = static ]; then cp "$1" "$d/program"; else cp "$2" "$d/program"; fi
+    (cd "$d" && timeout 10 ./program $args </dev/null >"$d/$which" 2>&1; echo "exit $?" >>"$d/$which")
+  done
+  if ! cmp -s "$d/static" "$d/own"; then
+    echo "== taskfoundry: the static program differs from the recipe's own build on '$args':"
+    diff "$d/own" "$d/static" | head -n 20
+    rm -rf "$d"
+    exit 1
+  fi
+done
+rm -rf "$d"
+"""
 
 # A link line is one without -c/-S/-E/-M (compile only, preprocess, dependencies), -shared
 # or -r (a library or a relocatable object), or a query of the driver itself; rustc's own
@@ -48,16 +71,17 @@ def attempt(pristine: str, gold: str, dest: str) -> str:
     static settings; when it builds, its program (`gold`, relative) replaces `dest`. The
     tree in /src keeps the recipe's own build (mutants are rebuilt there, incrementally)."""
     static = f"PATH={SHIM_DIR}:$PATH CGO_ENABLED=0 sh -e /task/build.sh"
+    same = f"sh {SAME_CHECK} {STATIC_TREE}/{gold} {dest}"
     return (
-        f"{{ cp -a {pristine} {STATIC_TREE} && cd {STATIC_TREE} && {static} "
+        f"{{ cp -a {pristine} {STATIC_TREE} && cd {STATIC_TREE} && {static} && {same} "
         f"&& install -m 0755 {STATIC_TREE}/{gold} {dest} || echo '{STATIC_FAILED}'; "
         f"cd / && rm -rf {STATIC_TREE}; }}"
     )
 
 
 def shim_files() -> dict[str, str]:
-    """The shims, by path in the build image."""
-    return {f"{SHIM_DIR}/{name}": SHIM for name in SHIM_NAMES}
+    """The shims, by path in the build image, and the check of the static program."""
+    return {**{f"{SHIM_DIR}/{name}": SHIM for name in SHIM_NAMES}, SAME_CHECK: SAME_BEHAVIOUR}
 
 
 def cargo_lines(flags: str, name: str) -> list[str]:
