@@ -67,7 +67,7 @@ def test_kept_probes_reach_new_lines_or_new_features(
     docker_client,  # type: ignore[no-untyped-def]
     tmp_path: Path,
 ) -> None:
-    state = _explore(csvq_build, docker_client, tmp_path, max_probes=120)
+    state = _explore(csvq_build, docker_client, tmp_path, max_probes=120, min_tests=0)
     assert state.line_rate() > 0.4
     assert len({k.feature for k in state.kept}) >= len(state.kept) // 2
     assert all(k.outcome.writable for k in state.kept)
@@ -83,3 +83,21 @@ def test_usage_on_stderr_with_an_error_exit_is_captured(docker_client, base_imag
         box.put_file(b"#!/bin/sh\necho 'no such file: --help' >&2\nexit 2\n", "/tmp/plain", mode=0o755)
         assert capture_usage(box, "/tmp/plain", 5) == {}
     assert usage == {"": "Usage: toy [ -ab ] [ -w width ] [ message ]\n"}
+
+
+def test_a_small_suite_is_topped_up_with_outcomes_no_kept_test_has(
+    csvq_build,
+    docker_client,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """GNU hello kept 46 tests, short of a task's 50: probes that reached no new line fill the
+    suite up to `min_tests`, each with an outcome of its own."""
+    budget = {"max_probes": 40, "batch": 20, "patience": 0}
+    plain = _explore(csvq_build, docker_client, tmp_path, **budget, min_tests=0)
+    topped = _explore(csvq_build, docker_client, tmp_path, **budget, min_tests=len(plain.kept) + 15)
+    before = {k.probe.key for k in plain.kept}
+    added = [k for k in topped.kept if k.probe.key not in before]
+    assert len(plain.kept) < len(topped.kept) <= len(plain.kept) + 15 and added
+    outcomes = [repr(k.outcome.signature) for k in topped.kept]
+    assert all(outcomes.count(repr(k.outcome.signature)) == 1 for k in added)
+    assert all(k.new_lines == 0 for k in added) and topped.covered == plain.covered

@@ -91,6 +91,11 @@ class ExplorerConfig(BaseModel):
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
     max_tests: int = Field(1000, description="tests kept at most")
+    min_tests: int = Field(
+        80,
+        description="a program whose lines few probes reach (GNU hello: 46 tests) gets tests up to "
+        "this many from the probes that reached no new line, each with an output no kept test has",
+    )
     max_feature_tests: int = Field(
         300, description="tests kept for a new combination of options alone (no new line) at most"
     )

@@ -143,6 +143,7 @@ class Explorer:
                     outcomes = run_probes(sandbox, self.job, batch)
                 _log_batch(plog, batch, outcomes)
                 self._absorb(batch, outcomes)
+        self._top_up()
         self._verify_on_gold(sandbox)
         if not self.state.kept:
             raise GenerationError("no probe gave a reproducible result to test", log_path)
@@ -235,6 +236,17 @@ class Explorer:
         combinations than tests worth keeping, and the budget then goes to new lines."""
         alone = sum(1 for k in self.state.kept if k.new_lines == 0)
         return alone >= self.config.max_feature_tests
+
+    def _top_up(self) -> None:
+        """Up to `min_tests`, the probes that reached no new line and whose outcome no kept test
+        has: each still pins what the program does with its own input."""
+        seen = {repr(k.outcome.signature) for k in self.state.kept}
+        for item in self.state.spare:
+            if len(self.state.kept) >= self.config.min_tests:
+                break
+            if repr(item.outcome.signature) not in seen:
+                seen.add(repr(item.outcome.signature))
+                self.state.kept.append(item)
 
     def _verify_on_gold(self, sandbox: Sandbox) -> None:
         """Expected values come from the gold executable, run twice; unstable probes go."""
