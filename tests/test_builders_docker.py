@@ -164,6 +164,33 @@ def test_a_debian_source_builds_with_its_build_depends_the_base_has(
         _build(tmp_path / "plain", files, docker_client, base_image)
 
 
+def test_a_debian_go_source_builds_over_its_packaged_dependencies(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """No module proxy is reachable: a Debian Go source imports other modules through the
+    golang-*-dev packages of its Build-Depends, in GOPATH mode, as Debian builds it."""
+    files = {
+        "go.mod": "module example.com/titler\n\ngo 1.21\n\nrequire golang.org/x/text v0.14.0\n",
+        "main.go": 'package main\n\nimport (\n\t"fmt"\n\t"os"\n\n\t"golang.org/x/text/cases"\n'
+        '\t"golang.org/x/text/language"\n)\n\nfunc main() {\n\twho := "world"\n'
+        "\tif len(os.Args) > 1 {\n\t\twho = os.Args[1]\n\t}\n"
+        '\tfmt.Println(cases.Title(language.English).String("hello, " + who))\n}\n',
+    }
+    depends = ("golang-any", "golang-golang-x-text-dev")
+    up = Upstream("debian", "titler", "1.0-1", "http://x/titler.orig.tar.gz", "0" * 64, depends)
+    res = _build(tmp_path, files, docker_client, base_image, upstream=up)
+    assert "GO111MODULE=off" in res.recipe.build[0] and res.recipe.kind == "go"
+    cov_job = RunnerJob(executable=COVERAGE, coverage="go", cov_root=COV_ROOT, go_module="example.com/titler")
+    with DockerSandbox(res.image, client=docker_client) as box:
+        install_runner(box)
+        gold = run_probes(box, RunnerJob(executable=GOLD), [Probe(("ann",))])[0]
+        cov = run_probes(box, cov_job, [Probe(("ann",))])[0]
+    assert gold.stdout == cov.stdout == "Hello, Ann\n"
+    assert "main.go" in cov.covered, sorted(cov.total)
+    with pytest.raises(BuildError, match="Go module proxy is not reachable"):  # not a Debian source
+        _build(tmp_path / "plain", files, docker_client, base_image)
+
+
 def test_a_static_program_that_behaves_otherwise_is_not_the_gold(
     tmp_path: Path, docker_client: Any, base_image: str
 ) -> None:

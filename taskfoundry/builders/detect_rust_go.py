@@ -86,6 +86,34 @@ def go(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     )
 
 
+GOCODE = "/usr/share/gocode"  # where Debian's golang-*-dev packages put their sources
+
+
+def debian_gopath(recipe: Recipe, repo: Path) -> Recipe:
+    """A Go recipe of a Debian source built as Debian builds Go: in GOPATH mode over the
+    sources its golang-*-dev Build-Depends install (no module proxy is reachable), the tree
+    linked in at its module's import path (a relative link: /cov, a copy, works the same).
+    Any other recipe, a module that vendors, or one without such packages, is as it was."""
+    has_go_deps = any(p.startswith("golang-") and p.endswith("-dev") for p in recipe.build_depends)
+    if recipe.kind != "go" or not has_go_deps or (repo / "vendor/modules.txt").exists():
+        return recipe
+    match = re.search(r"^module\s+(\S+)", read(repo / "go.mod"), re.M)
+    module = match.group(1).strip('"') if match else repo.name
+    link = f".tf-gopath/src/{module}"
+    up = "/".join([".."] * (len(module.split("/")) + 1))
+    gopath = (
+        f"mkdir -p $(dirname {link}) && ln -sfn {up} {link} && cd {link} && "
+        f"GO111MODULE=off GOPROXY=off GOFLAGS= GOPATH=$PWD/.tf-gopath:{GOCODE}"
+    )
+    env = re.compile(r"^GOPROXY=off GOFLAGS=\S+")
+    return recipe.model_copy(
+        update={
+            "build": [env.sub(gopath, line) for line in recipe.build],
+            "coverage_build": [env.sub(gopath, line) for line in recipe.coverage_build],
+        }
+    )
+
+
 def main_packages(repo: Path, module: str) -> dict[str, str]:
     """Program name -> package path for every `package main` at the root or one or two levels down."""
     found: dict[str, str] = {}

@@ -9,6 +9,7 @@ import docker
 
 from taskfoundry.builders.agent import BuildAgent, agent_recipe
 from taskfoundry.builders.detect import detect_recipe
+from taskfoundry.builders.detect_rust_go import debian_gopath
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import NoBuildSystem
 from taskfoundry.naming import TaskNames
@@ -30,7 +31,9 @@ def resolve_recipe(
     depends = list(checkout.upstream.build_depends) if checkout.upstream else []
     try:
         recipe = detect_recipe(checkout.path, executable, checkout.repo)
-        return recipe.model_copy(update={"build_depends": depends}) if depends else recipe
+        if not depends:
+            return recipe
+        return debian_gopath(recipe.model_copy(update={"build_depends": depends}), checkout.path)
     except NoBuildSystem as exc:
         if agent is None:
             raise
