@@ -86,6 +86,10 @@ def build_one(source: str, out: Path, argv_tail: list[str], minutes: float, n: i
             stop_group(proc, signal.SIGINT, grace=60)
             remove_containers(label)
             return timed_out(source, out, minutes, time.monotonic() - start)
+        except BaseException:  # the benchmark itself stopped: its source's build stops too
+            stop_group(proc, signal.SIGINT, grace=30)
+            remove_containers(label)
+            raise
     written = sorted(set(runs.glob("build-many-*.json")) - before)
     if not written:
         error = f"build-many exited {proc.returncode} and wrote no summary"
@@ -140,14 +144,19 @@ def task_figures(task: TaskYaml) -> Figures:
     }
 
 
-def run_all(sources: list[str], out: Path, args: argparse.Namespace) -> None:
-    """Every source without a result yet, one at a time, each result written when it ends."""
-    for n, source in enumerate(sources):
+def run_all(args: argparse.Namespace) -> None:
+    """Every source without a result yet, one at a time, each result written when it ends; the
+    list is read again before each, so sources added to a catalog meanwhile are built too."""
+    out = args.out
+    while True:
+        sources, _ = sources_of(args)
+        pending = [(n, s) for n, s in enumerate(sources) if not (args.results / f"{slug(s)}.json").exists()]
+        if not pending:
+            return
+        n, source = pending[0]
         path = args.results / f"{slug(source)}.json"
-        if path.exists():
-            continue
         if args.until and time.strftime("%H:%M") >= args.until:
-            print(f"stopping at {args.until}: {source} and later sources left for a re-run", file=sys.stderr)
+            print(f"stopping at {args.until}: {len(pending)} sources left for a re-run", file=sys.stderr)
             return
         print(f"[{n + 1}/{len(sources)}] {source}", file=sys.stderr, flush=True)
         try:
@@ -314,7 +323,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     args.results = args.results or args.out / "results"
     if not args.report_only:
-        run_all(sources, args.out, args)
+        run_all(args)
     files = [args.results / f"{slug(source)}.json" for source in sources]
     results = [json.loads(f.read_text()) for f in files if f.exists()]
     figures = report(results)
