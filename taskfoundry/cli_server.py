@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from taskfoundry.errors import TaskfoundryError
+from taskfoundry.prefect_env import OWN_SERVER_ENV
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,7 @@ def embedded_server() -> Iterator[Callable[[], None]]:
             server.stop()
             return
         set_here["PREFECT_API_URL"] = server.api_url
+        set_here[OWN_SERVER_ENV] = server.api_url  # flows.limits: no run but this one holds a slot on it
         if get_current_settings().ui_url is None:  # it serves no UI: no `View at` link to one
             set_here["PREFECT_UI_URL"] = ""
         os.environ.update(set_here)

@@ -14,6 +14,7 @@ import os
 import sys
 
 USER_CHOICES = ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")
+OWN_SERVER_ENV = "TASKFOUNDRY_OWN_PREFECT_SERVER"  # the API address of a command's own server
 _SET_HERE: set[str] = set()  # what before_prefect set, for `user_chose_in_settings` to take back
 
 
