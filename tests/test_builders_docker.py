@@ -206,7 +206,8 @@ def test_a_static_program_that_behaves_otherwise_is_not_the_gold(
         gold = box.get_file(GOLD)
         said = box.exec([GOLD], timeout=30).stdout
     assert said == b"linked dynamically\n" and linkage(gold) == "dynamic"
-    assert "the static program differs from the recipe's own build on ''" in res.log.read_text()
+    if res.built:  # (an image from an earlier run on this machine is reused, with no new log)
+        assert "the static program differs from the recipe's own build on ''" in res.log.read_text()
     greet = FILES | {"Makefile": "greet:\n\tcc -o greet src/*.c\n"}
     same = _build(tmp_path / "plain", greet, docker_client, base_image)
     with DockerSandbox(same.image, client=docker_client) as box:
