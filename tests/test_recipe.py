@@ -105,6 +105,20 @@ def test_cmake_picks_the_program_named_like_the_project(tmp_path: Path) -> None:
     assert "BUILD_SHARED_LIBS=OFF" in recipe.build[0]
 
 
+def test_cmake_fetch_content_uses_what_debian_installs(tmp_path: Path) -> None:
+    """cmaple's CMakeLists fetches googletest from GitHub, unreachable here."""
+    fetch = "include(FetchContent)\nFetchContent_Declare(\n  googletest\n  URL https://github.com/x.zip\n)\n"
+    _tree(tmp_path, {"CMakeLists.txt": f"project(tool C)\n{fetch}add_executable(tool m.c)\n", "m.c": ""})
+    recipe = detect_recipe(tmp_path)
+    assert recipe.packages == ["googletest"]
+    for line in (recipe.build[0], recipe.coverage_build[0]):
+        assert "-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST=/usr/src/googletest" in line
+        assert "-DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS" in line
+    (tmp_path / "CMakeLists.txt").write_text("project(tool C)\nadd_executable(tool m.c)\n")
+    plain = detect_recipe(tmp_path)
+    assert plain.packages == [] and "FETCHCONTENT" not in plain.build[0]
+
+
 def test_several_programs_build_the_first_unless_one_is_chosen(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

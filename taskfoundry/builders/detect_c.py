@@ -46,6 +46,27 @@ def _files(repo: Path, name: str) -> list[Path]:
     return [p for p in sorted(repo.rglob(name)) if not SKIP_DIRS.intersection(p.relative_to(repo).parts[:-1])]
 
 
+# FetchContent downloads (GitHub: not reachable here) a Debian package has the source of
+FETCH_LOCAL = {"googletest": ("googletest", "/usr/src/googletest")}
+
+
+def fetch_content(repo: Path) -> tuple[str, list[str]]:
+    """CMake options and packages for what the project's FetchContent would download: the
+    installed package first (find_package), else a source a Debian package ships (cmaple
+    fetches googletest unconditionally). Nothing when nothing is fetched."""
+    declared: set[str] = set()
+    for path in [*_files(repo, "CMakeLists.txt"), *_files(repo, "*.cmake")]:
+        names = re.findall(r"FetchContent_Declare\s*\(\s*([\w.+-]+)", read(path), re.I)
+        declared |= {n.lower() for n in names}
+    if not declared:
+        return "", []
+    local = {name: FETCH_LOCAL[name] for name in sorted(declared) if name in FETCH_LOCAL}
+    options = " -DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS" + "".join(
+        f" -DFETCHCONTENT_SOURCE_DIR_{name.upper()}={path}" for name, (_, path) in local.items()
+    )
+    return options, [package for package, _ in local.values()]
+
+
 def cmake(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     top = repo / "CMakeLists.txt"
     if not top.exists():
@@ -55,7 +76,8 @@ def cmake(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     targets = cmake_programs(repo, project)  # program (output) name -> target name
     name = choose(list(targets), exe, [package, project], "CMakeLists.txt")
     target = targets.get(name, name)
-    common = "-DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF"
+    fetched, packages = fetch_content(repo)
+    common = f"-DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF{fetched}"
     cov_flags = (
         f"-DCMAKE_C_FLAGS='{COV_FLAGS}' -DCMAKE_CXX_FLAGS='{COV_FLAGS}' -DCMAKE_EXE_LINKER_FLAGS=--coverage"
     )
@@ -75,6 +97,7 @@ def cmake(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         ],
         executable="executable",
         coverage_executable="executable",
+        packages=packages,
     )
 
 
