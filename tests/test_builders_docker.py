@@ -129,6 +129,7 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
         "        print(open(os.path.join(os.path.dirname(__file__), 'word.txt')).read())\n"
         "    return 3 if who == 'fail' else 0\n",
         "greet/word.txt": "from a data file",
+        "greet/big.txt": "x" * 1_500_000,  # past the probe runner's 1 MB file-size limit
     }
     res = _build(tmp_path, files, docker_client, base_image)
     assert (res.recipe.kind, res.recipe.coverage, res.recipe.source_visible) == ("python", "python", True)
@@ -212,6 +213,24 @@ def test_a_static_program_that_behaves_otherwise_is_not_the_gold(
     same = _build(tmp_path / "plain", greet, docker_client, base_image)
     with DockerSandbox(same.image, client=docker_client) as box:
         assert linkage(box.get_file(GOLD)) == "static"  # the same behaviour: static, as before
+
+
+def test_a_go_program_printing_its_build_settings_is_still_static(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """gobuster's --version prints Go's build settings (CGO_ENABLED differs between the two
+    builds): how it was built, not what it does, so the static build is the gold."""
+    main = (
+        'package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"runtime/debug"\n)\n\nfunc main() {\n'
+        '\tif len(os.Args) > 1 && os.Args[1] == "--version" {\n\t\tinfo, _ := debug.ReadBuildInfo()\n'
+        '\t\tfmt.Println(info)\n\t\treturn\n\t}\n\tfmt.Println("hi")\n}\n'
+    )
+    files = {"go.mod": "module example.com/hi\n\ngo 1.21\n", "main.go": main}
+    res = _build(tmp_path, files, docker_client, base_image)
+    with DockerSandbox(res.image, client=docker_client) as box:
+        assert linkage(box.get_file(GOLD)) == "static"
+        said = box.exec([GOLD, "--version"], timeout=30).stdout
+    assert b"\tCGO_ENABLED=0" in said  # the static build's settings, which differ from the own build's
 
 
 def test_toolchain_layer_is_built_once(tmp_path: Path, docker_client: Any, base_image: str) -> None:

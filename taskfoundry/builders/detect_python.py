@@ -64,7 +64,16 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
 # point's return value is the exit status, as its console script would make it (zipapp's own
 # `-m` main drops it).
 _MAIN = """\
-import functools, hashlib, os, shutil, sys, tempfile, zipfile
+import functools, hashlib, os, resource, shutil, sys, tempfile, zipfile
+def _unpack(zf, part):
+    # a probe's file-size limit is for what the program writes, not for its own files (kas
+    # carries a 2.7 MB extension module): the soft limit is raised to the hard one meanwhile
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+    try:
+        zf.extractall(part)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 def _unpacked(archive):
     with zipfile.ZipFile(archive) as zf:
         key = hashlib.sha256(repr([(i.filename, i.CRC) for i in zf.infolist()]).encode()).hexdigest()
@@ -72,7 +81,7 @@ def _unpacked(archive):
         if os.path.isdir(where) and os.stat(where).st_uid == os.getuid():
             return where
         part = tempfile.mkdtemp(prefix=".tf-app-", dir=tempfile.gettempdir())
-        zf.extractall(part)
+        _unpack(zf, part)
     try:
         os.rename(part, where)
     except OSError:  # unpacked meanwhile by another run, or a name not ours: use a private copy

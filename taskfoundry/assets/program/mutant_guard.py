@@ -125,7 +125,9 @@ def reap(cfg):
 def main():
     cfg = load(SETTINGS)
     cap, timeout = int(cfg["cap"]), float(cfg["timeout"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))  # inherited by the program
+    # inherited by the program; the hard limit stays, as the probe runner leaves it: a Python
+    # gold unpacks itself past the cap (its own files), then writes under it again
+    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     start = time.monotonic()
     pid, pipes = spawn(cfg, load(cfg["current"]))
