@@ -172,10 +172,11 @@ def test_a_debian_go_source_builds_over_its_packaged_dependencies(
     golang-*-dev packages of its Build-Depends, in GOPATH mode, as Debian builds it."""
     files = {
         "go.mod": "module example.com/titler\n\ngo 1.21\n\nrequire golang.org/x/text v0.14.0\n",
-        "main.go": 'package main\n\nimport (\n\t"fmt"\n\t"os"\n\n\t"golang.org/x/text/cases"\n'
-        '\t"golang.org/x/text/language"\n)\n\nfunc main() {\n\twho := "world"\n'
-        "\tif len(os.Args) > 1 {\n\t\twho = os.Args[1]\n\t}\n"
-        '\tfmt.Println(cases.Title(language.English).String("hello, " + who))\n}\n',
+        "main.go": 'package main\n\nimport (\n\t"fmt"\n\t"os"\n\n\t"example.com/titler/greet"\n'
+        '\t"golang.org/x/text/cases"\n\t"golang.org/x/text/language"\n)\n\nfunc main() {\n'
+        '\twho := "world"\n\tif len(os.Args) > 1 {\n\t\twho = os.Args[1]\n\t}\n'
+        "\tfmt.Println(cases.Title(language.English).String(greet.Line(who)))\n}\n",
+        "greet/greet.go": 'package greet\n\nfunc Line(who string) string {\n\treturn "hello, " + who\n}\n',
     }
     depends = ("golang-any", "golang-golang-x-text-dev")
     up = Upstream("debian", "titler", "1.0-1", "http://x/titler.orig.tar.gz", "0" * 64, depends)
@@ -187,7 +188,7 @@ def test_a_debian_go_source_builds_over_its_packaged_dependencies(
         gold = run_probes(box, RunnerJob(executable=GOLD), [Probe(("ann",))])[0]
         cov = run_probes(box, cov_job, [Probe(("ann",))])[0]
     assert gold.stdout == cov.stdout == "Hello, Ann\n"
-    assert "main.go" in cov.covered, sorted(cov.total)
+    assert {"main.go", "greet/greet.go"} <= set(cov.covered), sorted(cov.total)  # the module's packages
     with pytest.raises(BuildError, match="Go module proxy is not reachable"):  # not a Debian source
         _build(tmp_path / "plain", files, docker_client, base_image)
 

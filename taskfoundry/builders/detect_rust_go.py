@@ -106,11 +106,13 @@ def debian_gopath(recipe: Recipe, repo: Path) -> Recipe:
         f"GO111MODULE=off GOPROXY=off GOFLAGS= GOPATH=$PWD/.tf-gopath:{GOCODE}"
     )
     env = re.compile(r"^GOPROXY=off GOFLAGS=\S+")
+    # GOPATH mode's -cover instruments the main package alone; the module's packages are named
+    cover = [
+        env.sub(gopath, line).replace(" -cover ", f" -cover -coverpkg={module}/... ")
+        for line in recipe.coverage_build
+    ]
     return recipe.model_copy(
-        update={
-            "build": [env.sub(gopath, line) for line in recipe.build],
-            "coverage_build": [env.sub(gopath, line) for line in recipe.coverage_build],
-        }
+        update={"build": [env.sub(gopath, line) for line in recipe.build], "coverage_build": cover}
     )
 
 
