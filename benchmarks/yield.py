@@ -124,12 +124,28 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     cpu, wall = cpu_seconds(), time.monotonic()
     row = build_one(source, out, tail, args.source_minutes, n)
     result: Figures = {"source": source, "row": row.model_dump(mode="json"), "why": None, "task": None}
+    result["detail"] = first_error(row.log) if row.status != "built" and row.log else None
     if row.status == "built" and row.task_dir:
         grades = {who: graded(row.task_dir, out, who) for who in ("reference", *DUMMIES)}
         task, why = verdict(row.task_dir, args.min_tests, grades)
         result.update(grades=grades, why=why, task=task_figures(task))
     result.update(seconds=round(time.monotonic() - wall), cpu_seconds=round(cpu_seconds() - cpu))
     return result
+
+
+_ERROR = re.compile(r"(\berror\b|\bE: |Error:|fatal)", re.I)
+
+
+def first_error(log: Path) -> str | None:
+    """The first line of a failed build's log that says error, without terminal colours: a
+    Docker build failure's own message is only the command that failed."""
+    if not log.is_file():
+        return None
+    for line in log.read_text(errors="replace").splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line).strip()
+        if _ERROR.search(line) and not line.startswith(("Step ", "The command")):
+            return line[:200]
+    return None
 
 
 def task_figures(task: TaskYaml) -> Figures:
@@ -176,9 +192,10 @@ def past(row: RunRow) -> list[str]:
     return []
 
 
-def reason(row: RunRow) -> str:
-    """A failure's stage and message, with what differs between sources blanked."""
-    text = (row.error or "no message").strip().splitlines()[0][:160]
+def reason(row: RunRow, detail: str | None = None) -> str:
+    """A failure's stage and message (a failed Docker build's first error line instead of the
+    command), with what differs between sources blanked."""
+    text = (detail or row.error or "no message").strip().splitlines()[0][:160]
     text = re.sub(r"(/[\w.+@-]+)+", "<path>", text)
     text = re.sub(r"\b[0-9a-f]{7,64}\b", "<hash>", text)
     text = re.sub(r"\d+(\.\d+)*", "N", text)
@@ -239,7 +256,9 @@ def verdict(task_dir: Path, min_tests: int, grades: Grades) -> tuple[TaskYaml, l
 def report(results: list[Figures]) -> Figures:
     rows = [RunRow.model_validate(r["row"]) for r in results]
     stages = {stage: sum(stage in past(row) for row in rows) for stage in STAGES}
-    reasons = Counter(reason(row) for row in rows if row.status != "built")
+    reasons = Counter(
+        reason(row, r.get("detail")) for row, r in zip(rows, results, strict=True) if row.status != "built"
+    )
     reasons.update(f"not accepted: {why}" for r in results for why in r["why"] or [])
     tasks = [r["task"] for r in results if r["why"] == []]
     scores = [t["mutation_score"] for t in tasks if t["mutation_score"] is not None]
@@ -286,7 +305,9 @@ def print_report(figures: dict[str, Any], rule: str, results: list[Figures]) -> 
 def source_line(result: Figures) -> str:
     row, task = RunRow.model_validate(result["row"]), result["task"] or {}
     stage = "package" if row.status == "built" else f"failed in {row.stage or '?'}"
-    verdict = "accepted" if result["why"] == [] else "; ".join(result["why"] or [reason(row)])
+    verdict = (
+        "accepted" if result["why"] == [] else "; ".join(result["why"] or [reason(row, result.get("detail"))])
+    )
     score = task.get("mutation_score")
     cells = [result["source"], stage, task.get("tests_kept", "-"), task.get("line_rate", "-")]
     cells += ["-" if score is None else score, f"{result['seconds'] / 60:.1f}", verdict]
