@@ -139,6 +139,10 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
         data, fail = run_probes(box, RunnerJob(executable=GOLD), [Probe(("data",)), Probe(("fail",))])
     assert (data.exit_code, data.stdout) == (0, "hello, data\nfrom a data file\n"), data.stderr
     assert fail.exit_code == 3  # the entry point's return value, as its console script gives it
+    with DockerSandbox(res.image, client=docker_client) as box:  # two uids, as mutation runs them
+        said = [box.exec([GOLD, "x"], timeout=30, user=uid).stdout for uid in ("1000", "1001")]
+        copies = box.exec("ls -d /tmp/tf-app-* /tmp/.tf-app-* 2>/dev/null", timeout=30).stdout.split()
+    assert said == [b"hello, x\n"] * 2 and len(copies) == 1  # the second uid runs from the first's copy
     again = _build(tmp_path, files, docker_client, base_image)  # the host-side wheel build left no trace
     assert (again.image, again.built) == (res.image, False)
 

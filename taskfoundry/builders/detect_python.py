@@ -58,13 +58,13 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
     )
 
 
-# The gold's __main__: the archive unpacked once per user and content into the temp directory,
+# The gold's __main__: the archive unpacked once per content into the temp directory,
 # the entry point run from there. Programs read package data by path (kas opens
 # kas/schema-kas.json beside its module), which inside a zip is no directory; and the entry
 # point's return value is the exit status, as its console script would make it (zipapp's own
 # `-m` main drops it).
 _MAIN = """\
-import functools, hashlib, os, resource, shutil, sys, tempfile, zipfile
+import functools, hashlib, os, resource, shutil, stat, sys, tempfile, zipfile
 def _unpack(zf, part):
     # a probe's file-size limit is for what the program writes, not for its own files (kas
     # carries a 2.7 MB extension module): the soft limit is raised to the hard one meanwhile
@@ -74,18 +74,28 @@ def _unpack(zf, part):
         zf.extractall(part)
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+def _usable(where):
+    # a whole copy (renamed into place once complete) that only its owner could change: the
+    # runs of one container share it, whatever their uid (the mutation harness runs each
+    # test as a fresh uid, and a copy each took longer than the test's timeout)
+    try:
+        st = os.stat(where)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and not st.st_mode & 0o022
 def _unpacked(archive):
     with zipfile.ZipFile(archive) as zf:
         key = hashlib.sha256(repr([(i.filename, i.CRC) for i in zf.infolist()]).encode()).hexdigest()
-        where = os.path.join(tempfile.gettempdir(), "tf-app-{}-{}".format(os.getuid(), key[:20]))
-        if os.path.isdir(where) and os.stat(where).st_uid == os.getuid():
+        where = os.path.join(tempfile.gettempdir(), "tf-app-" + key[:24])
+        if _usable(where):
             return where
         part = tempfile.mkdtemp(prefix=".tf-app-", dir=tempfile.gettempdir())
         _unpack(zf, part)
+    os.chmod(part, 0o755)
     try:
         os.rename(part, where)
-    except OSError:  # unpacked meanwhile by another run, or a name not ours: use a private copy
-        if not (os.path.isdir(where) and os.stat(where).st_uid == os.getuid()):
+    except OSError:  # unpacked meanwhile by another run, or a name taken: use a private copy
+        if not _usable(where):
             return part
         shutil.rmtree(part, ignore_errors=True)
     return where
