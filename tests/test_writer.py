@@ -116,3 +116,19 @@ def test_each_written_test_names_its_own_probe() -> None:
     for w in written:
         body = files[w.file].split(f"def {w.function}(")[1].split("\ndef ")[0]
         assert f"run({list(KEPT[w.kept].probe.args)!r}" in body
+
+
+def test_an_outcome_showing_today_s_date_is_no_exact_output_test() -> None:
+    """gobuster's log line `2026/11/27 20:31:53 ...` passed two gold runs in one second and
+    failed the reference's grade minutes later: a clock's output is not pinned."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+
+    def outcome(stdout: str) -> Outcome:
+        return Outcome(0, stdout, "", False, False, {})
+
+    clocks = (f"{now:%Y/%m/%d %H:%M:%S} wordlist", f"built {now:%Y-%m-%d}", f"{now:%a %b} {now.day:2d} x")
+    for clock in clocks:
+        assert not outcome(clock).writable, clock
+    assert outcome("released 2021/03/04 10:00:00\n").writable  # a date that is no clock's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from taskfoundry.assets import asset
@@ -88,10 +89,22 @@ class Outcome:
 
     @property
     def writable(self) -> bool:
-        """Whether this can become an exact-output test."""
+        """Whether this can become an exact-output test: all text, whole, and not showing
+        today's date (a log line's clock: gobuster's `2026/11/27 20:31:53` passed two gold runs
+        in one second and failed the reference's grade three minutes later)."""
         text_ok = self.stdout is not None and self.stderr is not None
         files_ok = all(v is not None for v in self.files.values())
-        return text_ok and files_ok and not self.timed_out and not self.truncated
+        whole = text_ok and files_ok and not self.timed_out and not self.truncated
+        return whole and not shows_the_date(self.stdout or "", self.stderr or "", *self.files.values())
+
+
+def shows_the_date(*texts: str | None) -> bool:
+    """Whether any text holds today's or yesterday's date (UTC or local) as clocks print it."""
+    now = datetime.now(UTC)
+    days = {d for t in (now, now.astimezone()) for d in (t, t - timedelta(days=1))}
+    stamps = {f"{d:%Y-%m-%d}" for d in days} | {f"{d:%Y/%m/%d}" for d in days}
+    stamps |= {f"{d:%d/%b/%Y}" for d in days} | {f"{d:%a %b} {d.day:2d}" for d in days}
+    return any(stamp in text for text in texts if text for stamp in stamps)
 
 
 @dataclass(frozen=True)
