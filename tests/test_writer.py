@@ -132,3 +132,5 @@ def test_an_outcome_showing_today_s_date_is_no_exact_output_test() -> None:
     for clock in clocks:
         assert not outcome(clock).writable, clock
     assert outcome("released 2021/03/04 10:00:00\n").writable  # a date that is no clock's
+    go = "path\tgithub.com/OJ/gobuster/v3\nbuild\tCGO_ENABLED=0\nbuild\tGOAMD64=v1\n"
+    assert not outcome(go).writable  # how the gold was built: no rebuild prints it back

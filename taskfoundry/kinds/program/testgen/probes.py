@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -95,7 +96,13 @@ class Outcome:
         text_ok = self.stdout is not None and self.stderr is not None
         files_ok = all(v is not None for v in self.files.values())
         whole = text_ok and files_ok and not self.timed_out and not self.truncated
-        return whole and not shows_the_date(self.stdout or "", self.stderr or "", *self.files.values())
+        texts = (self.stdout or "", self.stderr or "", *self.files.values())
+        return whole and not shows_the_date(*texts) and not any(_GO_BUILD.search(t or "") for t in texts)
+
+
+# the Go toolchain's build settings a program prints (debug.BuildInfo: gobuster's --version):
+# how the gold was built (CGO_ENABLED, flags, VCS stamp), which no rebuild reproduces
+_GO_BUILD = re.compile(r"^\s*build\s+(CGO_\w+|GO\w+|-\w+|vcs[.\w]*)=", re.M)
 
 
 def shows_the_date(*texts: str | None) -> bool:
