@@ -27,6 +27,7 @@ from taskfoundry.builders.pick import read
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import BuildError
 from taskfoundry.layout import DEPS
+from taskfoundry.sources.crates import fits
 
 log = logging.getLogger(__name__)
 
@@ -110,18 +111,12 @@ def _vendor(src: Path, cache: Path) -> Path | None:
 
 def _newer_than(vendored: Path, rust_version: str) -> list[str]:
     """The vendored crates whose declared rust-version is newer than `rust_version`."""
-    have = _version_key(rust_version)
     newer = []
     for manifest in sorted(vendored.glob("*/Cargo.toml")):
         match = re.search(r'^rust-version\s*=\s*"([\d.]+)"', read(manifest), re.M)
-        if match and _version_key(match[1]) > have:
+        if match and not fits(match[1], rust_version):
             newer.append(f"{manifest.parent.name} (rust {match[1]})")
     return newer
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    parts = [int(p) for p in version.split(".")[:3] if p.isdigit()]
-    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _lock_for(src: Path, rust_version: str) -> None:
