@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskfoundry.builders import wheels
+from taskfoundry.builders.detect_rust_go import builds_in_gopath
 from taskfoundry.builders.pick import read
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import BuildError
@@ -54,7 +55,7 @@ def prepare_deps(src: Path, recipe: Recipe, deps_dir: Path, cache: Path, rust_ve
     """Fetch what `recipe` needs for the tree at `src` (the context's copy) into `deps_dir`."""
     if recipe.coverage == "llvm" and (src / "Cargo.toml").exists():
         return _cargo(src, deps_dir, cache, rust_version)
-    if recipe.coverage == "go" and (src / "go.mod").exists() and "GO111MODULE=off" not in recipe.build[0]:
+    if recipe.coverage == "go" and (src / "go.mod").exists() and not builds_in_gopath(recipe, src):
         _go_check(src)  # (a Debian source builds in GOPATH mode over its packaged dependencies)
     if recipe.coverage == "python":
         return Deps(notes=wheels.wheelhouse(src, deps_dir / "wheels", cache / "deps"))

@@ -89,13 +89,18 @@ def go(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
 GOCODE = "/usr/share/gocode"  # where Debian's golang-*-dev packages put their sources
 
 
+def builds_in_gopath(recipe: Recipe, repo: Path) -> bool:
+    """A Go recipe of a Debian source with golang-*-dev Build-Depends and no vendor/."""
+    has_go_deps = any(p.startswith("golang-") and p.endswith("-dev") for p in recipe.build_depends)
+    return recipe.kind == "go" and has_go_deps and not (repo / "vendor/modules.txt").exists()
+
+
 def debian_gopath(recipe: Recipe, repo: Path) -> Recipe:
     """A Go recipe of a Debian source built as Debian builds Go: in GOPATH mode over the
     sources its golang-*-dev Build-Depends install (no module proxy is reachable), the tree
     linked in at its module's import path (a relative link: /cov, a copy, works the same).
     Any other recipe, a module that vendors, or one without such packages, is as it was."""
-    has_go_deps = any(p.startswith("golang-") and p.endswith("-dev") for p in recipe.build_depends)
-    if recipe.kind != "go" or not has_go_deps or (repo / "vendor/modules.txt").exists():
+    if not builds_in_gopath(recipe, repo):
         return recipe
     match = re.search(r"^module\s+(\S+)", read(repo / "go.mod"), re.M)
     module = match.group(1).strip('"') if match else repo.name
