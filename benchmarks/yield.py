@@ -133,7 +133,7 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     return result
 
 
-_ERROR = re.compile(r"(\berror\b|\bE: |Error:|fatal)", re.I)
+_ERROR = re.compile(r"(\berror\b|\bE: |Error:|fatal|cannot stat|was not built)", re.I)
 
 
 def first_error(log: Path) -> str | None:

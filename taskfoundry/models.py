@@ -62,6 +62,10 @@ class UpstreamInfo(BaseModel):
         default_factory=list,
         description="Debian packages the registry's own packaging builds it with (Debian sources)",
     )
+    programs: list[str] = Field(
+        default_factory=list,
+        description="its Debian binary packages that ship a program (the name a build looks for)",
+    )
 
 
 GoldIntegrity = Literal["sealed", "instrumentable", "source_visible"]

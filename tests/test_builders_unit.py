@@ -15,12 +15,14 @@ from taskfoundry.builders.agent import coverage_kind, script_lines
 from taskfoundry.builders.build import build_run
 from taskfoundry.builders.deps import Deps, prepare_deps
 from taskfoundry.builders.detect import detect_recipe
-from taskfoundry.builders.detect_c import make_tool_packages
+from taskfoundry.builders.detect_c import make_target, make_tool_packages
 from taskfoundry.builders.pick import choose, copy_built, norm
+from taskfoundry.builders.resolve import program_hint
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
 from taskfoundry.images.layer import merged_env, on_inputs
 from taskfoundry.sandbox.tarutil import tar_tree
+from taskfoundry.sources.checkout import Checkout, Upstream
 
 GO_MAIN = 'package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/lib"\n\t"example.com/tool/internal/x"\n)\n'
 
@@ -145,6 +147,32 @@ def test_make_tools_become_packages() -> None:
     )
     assert make_tool_packages(makefile) == ["bison", "flex", "gettext"]
     assert make_tool_packages("all: prog\nprog: main.o\n\t$(CC) -o $@ $^\n") == []
+
+
+# zstd 1.5.7's top Makefile, as far as targets go: the default builds the library first
+ZSTD_MAKEFILE = (
+    "PRGDIR = programs\n.PHONY: default\ndefault: lib-release zstd-release\n"
+    ".PHONY: all\nall: allmost examples manual contrib\n"
+    "lib lib-release lib-mt lib-nomt:\n\t$(MAKE) -C lib $@\n"
+    "zstd zstd-release:\n\t$(MAKE) -C $(PRGDIR) $@\n\tln -sf $(PRGDIR)/zstd zstd\n"
+)
+
+
+def test_the_program_of_a_makefile_is_named_like_the_package_or_no_library() -> None:
+    assert make_target(ZSTD_MAKEFILE, "zstd") == "zstd"  # one target of a rule of several
+    assert make_target(ZSTD_MAKEFILE, "libzstd") == "zstd-release"  # default's first that is no lib
+    assert make_target("all: prog\nprog: main.o\n", None) == "prog"
+    assert make_target("tool: main.o\nclean:\n\trm -f tool\n", "other") == "tool"
+
+
+def test_a_debian_source_s_program_package_names_the_program(tmp_path: Path) -> None:
+    def checkout(repo: str, programs: tuple[str, ...]) -> Checkout:
+        up = Upstream("debian", repo, "1-1", "u", "0" * 64, programs=programs)
+        return Checkout(tmp_path, "debian", repo, "0" * 40, f"debian:{repo}", up)
+
+    assert program_hint(checkout("libzstd", ("zstd",))) == "zstd"
+    assert program_hint(checkout("acl", ("acl",))) == "acl"
+    assert program_hint(checkout("hello", ())) == "hello"  # nothing shipped: the source's name
 
 
 def test_a_bsd_makefile_is_built_with_bmake(tmp_path: Path) -> None:

@@ -179,7 +179,8 @@ def _debian(fake: FakeRegistry) -> None:
     stanzas = []
     for name in ("demo", "gone"):
         orig = _tarball(f"{name}-1.0", {"configure.ac": f"AC_INIT([{name}], [1.0])\n"})
-        dsc = f"Source: {name}\nVersion: 1.0-1\n{DEPENDS}".encode()
+        binary = f"Binary: lib{name}-dev, lib{name}1,\n {name}-bin, {name}-doc\n"
+        dsc = f"Source: {name}\n{binary}Version: 1.0-1\n{DEPENDS}".encode()
         pool = f"pool/main/{name[0]}/{name}"
         fake.files[f"/debian/{pool}/{name}_1.0-1.dsc"] = dsc
         if name == "demo":
@@ -209,6 +210,7 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
     assert co.upstream is not None and (co.upstream.version, co.upstream.registry) == ("1.0-1", "debian")
     assert co.upstream.url.endswith("demo_1.0.orig.tar.gz")
     assert co.upstream.build_depends == ("libpcap-dev", "pkgconf", "zlib1g-dev", "libcheck-dev", "libssl-dev")
+    assert co.upstream.programs == ("demo-bin",)  # the libraries and docs ship no program
     with pytest.raises(SourceUnavailable, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
         resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
     with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):

@@ -18,6 +18,7 @@ from taskfoundry.builders.pick import (
     c_language,
     choose,
     copy_built,
+    norm,
     read,
     source_files,
 )
@@ -248,8 +249,9 @@ def make_tool_packages(text: str) -> list[str]:
 
 
 def make_target(text: str, package: str | None = None) -> str | None:
-    """The program a Makefile builds: `all`'s first prerequisite, a target named like the
-    package, or the first plain target."""
+    """The program a Makefile builds: a target named like the package; else `all`'s (or
+    `default`'s) first prerequisite that is no library (zstd's `default: lib-release
+    zstd-release`); else the first plain target."""
     variables = dict(re.findall(r"^(\w+)\s*[:?]?=[ \t]*(.*?)\s*$", text, re.M))
 
     def expand(word: str) -> str:
@@ -258,14 +260,21 @@ def make_target(text: str, package: str | None = None) -> str | None:
         return word
 
     plain: list[str] = []
-    for target, deps in re.findall(r"^([\w$(){}./-]+)\s*:(?!=)\s*(.*)$", text, re.M):
-        target = expand(target)
-        if target in ("all", "default") and expand(deps).split():
-            return expand(deps).split()[0]
-        if not target.startswith(".") and "%" not in target and target not in _NOT_PROGRAMS:
-            plain.append(target)
-    named = [t for t in plain if package and t.lower() == package.lower()]
-    return (named or plain)[0] if (named or plain) else None
+    default: list[str] = []
+    for targets, deps in _RULE.findall(text):
+        for target in expand(targets).split():
+            if target in ("all", "default") and not default:
+                default = expand(deps).split()
+            elif not target.startswith(".") and "%" not in target and target not in _NOT_PROGRAMS:
+                plain.append(target)
+    named = [t for t in [*default, *plain] if package and norm(t) == norm(package)]
+    programs = [t for t in default if not t.startswith("lib")] or default
+    found = named or programs or plain
+    return found[0] if found else None
+
+
+#: A rule line: its targets (one or several) and its prerequisites; `:=` is no rule.
+_RULE = re.compile(r"^([\w$(){}./-]+(?:[ \t]+[\w$(){}./-]+)*)[ \t]*:(?!=)\s*(.*)$", re.M)
 
 
 _NOT_PROGRAMS = {

@@ -30,7 +30,7 @@ def resolve_recipe(
     Debian source's Build-Depends come with it (the detector knows no library by name)."""
     depends = list(checkout.upstream.build_depends) if checkout.upstream else []
     try:
-        recipe = detect_recipe(checkout.path, executable, checkout.repo)
+        recipe = detect_recipe(checkout.path, executable, program_hint(checkout))
         if not depends:
             return recipe
         return debian_gopath(recipe.model_copy(update={"build_depends": depends}), checkout.path)
@@ -39,3 +39,10 @@ def resolve_recipe(
             raise
         log.info("%s: %s; asking the build agent", checkout.task_id, exc.message)
         return agent_recipe(checkout, image, client, names, agent)
+
+
+def program_hint(checkout: Checkout) -> str:
+    """The name to look for among the programs a build makes: the repository's, or the first
+    program package a Debian source ships when none is named like the source (libzstd: zstd)."""
+    programs = checkout.upstream.programs if checkout.upstream else ()
+    return checkout.repo if checkout.repo in programs or not programs else programs[0]

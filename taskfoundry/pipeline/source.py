@@ -29,7 +29,13 @@ def source_stage(source: str, sources: SourceConfig, work_dir: Path) -> SourceRe
 def checkout_of(src: SourceResult) -> Checkout:
     """The checkout a persisted source result names (the builders take a `Checkout`)."""
     upstream = (
-        Upstream(**{**src.upstream.model_dump(), "build_depends": tuple(src.upstream.build_depends)})
+        Upstream(
+            **{
+                **src.upstream.model_dump(),
+                "build_depends": tuple(src.upstream.build_depends),
+                "programs": tuple(src.upstream.programs),
+            }
+        )
         if src.upstream
         else None
     )

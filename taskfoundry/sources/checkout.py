@@ -19,6 +19,7 @@ class Upstream:
     url: str  # the archive that was downloaded
     sha256: str  # of that archive, checked against the registry's own digest
     build_depends: tuple[str, ...] = ()  # packages its Debian packaging builds with
+    programs: tuple[str, ...] = ()  # its Debian binary packages that ship a program
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     cache = config.cache(workdir)
     where = cache / "downloads" / f"{dsc['sha'][:16]}-{dsc['file']}"
     text = download(dsc["url"], where, dsc["sha"]).read_text(errors="replace")
-    up = dataclasses.replace(up, build_depends=build_depends(text))
+    up = dataclasses.replace(up, build_depends=build_depends(text), programs=program_packages(text))
     return checkout_release(up, archive, f"debian:{name}", workdir, cache)
 
 
@@ -73,6 +73,20 @@ def build_depends(dsc: str) -> tuple[str, ...]:
         if match and not _PACKAGING.match(match[1]):
             names.append(match[1])
     return tuple(dict.fromkeys(names))
+
+
+# binary packages that ship no program of their own: libraries, headers, docs, data, debug symbols
+_NOT_PROGRAM = re.compile(
+    r"^(lib.*|python3?-.*|golang-.*|.*-(dev|doc|dbg|dbgsym|udeb|data|common|examples))$"
+)
+
+
+def program_packages(dsc: str) -> tuple[str, ...]:
+    """The binary packages a `.dsc`'s Binary field lists that look like programs (libzstd's
+    `zstd`): the name to look for among several a build makes (`builders.pick.choose`)."""
+    match = re.search(r"^Binary:(.*(?:\n[ \t].*)*)", dsc, re.M)
+    names = [n.strip() for n in match[1].split(",")] if match else []
+    return tuple(n for n in names if n and not _NOT_PROGRAM.match(n))
 
 
 def upstream_tarball(name: str, uris: list[dict[str, str]]) -> tuple[Upstream, str]:
