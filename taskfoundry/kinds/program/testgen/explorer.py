@@ -27,6 +27,7 @@ from taskfoundry.kinds.program.testgen.docexamples import Example
 from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
 from taskfoundry.kinds.program.testgen.help import HELP_FLAGS
 from taskfoundry.kinds.program.testgen.inputs import Corpus, build_corpus, mutate_text, named_data, values_for
+from taskfoundry.kinds.program.testgen.manpage import man_options
 from taskfoundry.kinds.program.testgen.probes import (
     HARVESTED,
     Outcome,
@@ -36,7 +37,7 @@ from taskfoundry.kinds.program.testgen.probes import (
     install_runner,
     run_probes,
 )
-from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage
+from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage, with_options
 from taskfoundry.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class Explorer:
         corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
         corpus.data_dirs = runtime_inputs.data_dirs(data)
         usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
+        usages[""] = with_options(usages.get("", Usage()), man_options(repo))
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
             for batch in self._batches(self._candidates(usages, corpus)):

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from taskfoundry.kinds.program.testgen import manpage
 from taskfoundry.kinds.program.testgen.docexamples import Example, doc_examples
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 from taskfoundry.kinds.program.testgen.usage import Option
@@ -122,23 +123,28 @@ def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[s
     return found
 
 
-def readme_examples(repo: Path, names: set[str], usage: list[str] | None = None) -> list[Example]:
-    """Invocations of the program (by any of `names`) in the README, man pages and usage text."""
-    docs = sorted(repo.glob("README*")) + sorted(repo.glob("*.[1-8]"))
-    texts = [d.read_text(errors="replace") for d in docs if d.is_file()]
-    return doc_examples(texts + list(usage or []), names)
+def readme_examples(
+    repo: Path, names: set[str], usage: list[str] | None = None, pages: list[str] | None = None
+) -> list[Example]:
+    """Invocations of the program (by any of `names`) in the README, the shell lines of its
+    man pages (roff `pages`) and its usage text."""
+    texts = [d.read_text(errors="replace") for d in sorted(repo.glob("README*")) if d.is_file()]
+    shown = ["\n".join(f"    {line}" for line in manpage.literal_lines(page)) for page in pages or []]
+    return doc_examples(texts + shown + list(usage or []), names)
 
 
 def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
     # hypothesis is imported here, not at the top: the config (and so every command) reaches this module
     from taskfoundry.kinds.program.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
 
-    corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage))
+    pages = [page.read_text(errors="replace") for page in manpage.man_pages(repo)]
+    corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage, pages))
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
     corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
     corpus.blobs = draw(BYTES, 8, seed)
-    for flag, value in _INLINE_VALUE.findall("\n".join(usage or [])):
+    inline = _INLINE_VALUE.findall("\n".join(usage or []))
+    for flag, value in inline + [pair for page in pages for pair in manpage.option_values(page)]:
         corpus.option_values.setdefault(flag, []).append(value.rstrip(".,;:)'\"`"))
     for example in corpus.examples:
         argv = example.argv

@@ -94,6 +94,15 @@ def parse_usage(text: str) -> Usage:
     return usage
 
 
+def with_options(usage: Usage, options: list[Option]) -> Usage:
+    """`usage` and, after its own, those of `options` none of whose spellings it knows (a man
+    page's options beside the help text's)."""
+    merged = Usage(list(usage.options), list(usage.commands))
+    for opt in options:
+        _add(merged, opt, 0)
+    return merged
+
+
 def _listed_choices(usage: Usage, text: str) -> None:
     """Choices listed in prose for a metavar: "Available Characters: ['cow', 'tux']"."""
     for word, body in _PROSE_LIST.findall(text):
