@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import subprocess
+import sys
+import time
 
 from taskfoundry.assets import asset
 from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
@@ -68,8 +72,6 @@ def test_dummy_check_matches_each_dummy() -> None:
 
 def test_binary_stdin_round_trips_through_the_written_test(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import shutil
-    import subprocess
-    import sys
 
     blob = b"\x00\xff\x10ab\n"
     argv = ("-An", "-tx1")
@@ -134,3 +136,51 @@ def test_an_outcome_showing_today_s_date_is_no_exact_output_test() -> None:
     assert outcome("released 2021/03/04 10:00:00\n").writable  # a date that is no clock's
     go = "path\tgithub.com/OJ/gobuster/v3\nbuild\tCGO_ENABLED=0\nbuild\tGOAMD64=v1\n"
     assert not outcome(go).writable  # how the gold was built: no rebuild prints it back
+
+
+def _pytest(tmp_path, files: dict[str, str], program: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    tests = tmp_path / "eval" / "tests"
+    tests.mkdir(parents=True, exist_ok=True)
+    (tests / "tfrun.py").write_bytes(asset("grading/tfrun.py"))
+    for name, source in files.items():
+        (tests / name).write_text(source)
+    env = {"TF_EXECUTABLE": program, "PATH": "/usr/bin:/bin"}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)]
+    return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+
+
+def _script(path, body: str) -> str:  # type: ignore[no-untyped-def]
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_clock_in_the_output_is_compared_masked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """gobuster logs every error behind Go's clock (`2026/11/27 22:06:45 Required flags...`):
+    the explorer writes today's stamps `<clock>` and the test compares through tfrun's `clock`,
+    so the message is pinned and the time is not."""
+    from taskfoundry.kinds.program.testgen.probes import _outcome, mask_clock
+
+    said = "error: no url\n"
+    gold = _script(tmp_path / "gold", f"date -u '+%Y/%m/%d %H:%M:%S {said.strip()}' >&2; exit 1")
+    ran = subprocess.run([gold], capture_output=True, text=True)
+    raw = {"exit_code": 1, "stdout": {"text": ""}, "stderr": {"text": ran.stderr}, "timed_out": False}
+    out = _outcome({**raw, "truncated": False, "files": {}})
+    assert out.stderr == "<clock> " + said and out.writable
+    assert mask_clock("released 2021/03/04 10:00:00\n") == "released 2021/03/04 10:00:00\n"  # data
+    files, _ = render_tests([Kept(Probe(("dir",)), out, "f")], "tool", 0)
+    source = files["test_dir.py"]
+    assert (
+        "from tfrun import clock, run" in source and "assert clock(result.stderr) == '<clock> error" in source
+    )
+    assert [f for f in lint_source(source, "test_dir.py").findings if f.severity in ("HIGH", "MED")] == []
+    later = _script(tmp_path / "later", f"echo '1999-01-02T03:04:05Z {said.strip()}' >&2; exit 1")
+    assert _pytest(tmp_path / "a", files, later).returncode == 0  # another clock: the same behaviour
+    wrong = _script(tmp_path / "wrong", "date -u '+%Y/%m/%d %H:%M:%S error: no URL' >&2; exit 1")
+    assert _pytest(tmp_path / "b", files, wrong).returncode == 1  # another message: caught
+    # the defence off: the stamp pinned as printed fails the gold itself a second later
+    pinned, _ = render_tests(
+        [Kept(Probe(("dir",)), dataclasses.replace(out, stderr=ran.stderr), "f")], "tool", 0
+    )
+    time.sleep(1.1)
+    assert _pytest(tmp_path / "c", pinned, gold).returncode == 1

@@ -6,12 +6,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from taskfoundry.assets.grading.tfrun import CLOCK_MARK
 from taskfoundry.kinds.program.testgen.explorer import Kept
+from taskfoundry.kinds.program.testgen.probes import Outcome
 from taskfoundry.naming import junit_name
 
 HEADER = (
     '"""Behavioral tests for `{program}`, written by the taskfoundry explorer (seed {seed})."""\n'
-    "\nfrom tfrun import run\n"
+    "\nfrom tfrun import {imports}\n"
 )
 
 
@@ -50,7 +52,8 @@ def render_tests(kept: list[Kept], program: str, seed: int) -> tuple[dict[str, s
     written: list[WrittenTest] = []
     counter = 0
     for group in sorted(groups):
-        parts = [HEADER.format(program=program, seed=seed)]
+        clocked = any(_clocked(item.outcome) for _, item in groups[group])
+        parts = [HEADER.format(program=program, seed=seed, imports="clock, run" if clocked else "run")]
         shared = _shared_files([item for _, item in groups[group]])
         if shared:
             parts.append(f"\n# Input files the tests write before running the program.\nFILES = {shared!r}\n")
@@ -81,12 +84,22 @@ def _render_one(item: Kept, name: str, program: str) -> str:
         f'{" with input on stdin" if probe.stdin else ""} differ from the reference."""',
         f"    result = run({', '.join(kwargs)})",
         f"    assert result.returncode == {out.exit_code}",
-        f"    assert result.stdout == {out.stdout!r}",
-        f"    assert result.stderr == {out.stderr!r}",
+        f"    assert {_read('result.stdout', out.stdout)} == {out.stdout!r}",
+        f"    assert {_read('result.stderr', out.stderr)} == {out.stderr!r}",
     ]
     for path, content in sorted(out.files.items()):
-        lines.append(f"    assert (tmp_path / {path!r}).read_text() == {content!r}")
+        lines.append(f"    assert {_read(f'(tmp_path / {path!r}).read_text()', content)} == {content!r}")
     return "\n\n" + "\n".join(lines) + "\n"
+
+
+def _read(expr: str, expected: str | None) -> str:
+    """How a test reads an output: through tfrun's `clock` where the reference's showed a
+    clock (the explorer wrote its stamps CLOCK_MARK)."""
+    return f"clock({expr})" if expected is not None and CLOCK_MARK in expected else expr
+
+
+def _clocked(out: Outcome) -> bool:
+    return any(CLOCK_MARK in (t or "") for t in (out.stdout, out.stderr, *out.files.values()))
 
 
 def _shared_files(items: list[Kept]) -> dict[str, str | bytes]:
