@@ -7,6 +7,7 @@ agentic fallback driven by a ScriptedModel.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,34 @@ def test_autotools(tmp_path: Path, docker_client: Any, base_image: str) -> None:
     res = _build(tmp_path, files, docker_client, base_image)
     assert res.recipe.kind == "autotools" and res.recipe.build[0] == "autoreconf -fi"
     _check(docker_client, res, "src/greet.c")
+
+
+# zstd's shape: the default target builds a shared library whose link line adds -shared to
+# LDFLAGS; LDFLAGS=--coverage on make's command line would replace it ("undefined reference to
+# `main'") and fail the coverage build, so it is made again with the flags in the environment
+SHARED_MAKEFILE = (
+    "CFLAGS ?= -O2\nall: libgreet.so greet\n"
+    "libgreet.so: LDFLAGS += -shared\nlibgreet.so: src/greet.c\n"
+    "\t$(CC) $(CFLAGS) -fPIC $(LDFLAGS) -o $@ src/greet.c\n"
+    "greet: src/main.c src/greet.c\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ src/main.c src/greet.c\n"
+)
+
+
+def test_make_coverage_when_command_line_flags_break_the_build(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    res = _build(tmp_path, {**FILES, "Makefile": SHARED_MAKEFILE}, docker_client, base_image)
+    assert res.recipe.kind == "make" and res.recipe.executable == "greet"
+    _check(docker_client, res, "src/greet.c")
+    # the defence off: the command-line flags alone fail the coverage build
+    first = res.recipe.coverage_build[0].split(" || ")[0]
+    broken = res.recipe.model_copy(update={"coverage_build": [first]})
+    co = resolve_source(str(tmp_path / "greet"), work_dir(tmp_path))
+    with pytest.raises(ImageError, match="docker build failed") as failed:
+        run_build(co, broken, base_image, TaskNames.of(co, NS, tmp_path), docker_client)
+    assert failed.value.log is not None
+    log = re.sub(r"\x1b\[[0-9;]*m", "", failed.value.log.read_text())  # the engine colours stderr
+    assert "undefined reference to `main'" in log
 
 
 def test_cargo(tmp_path: Path, docker_client: Any, base_image: str) -> None:
