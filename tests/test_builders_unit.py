@@ -175,6 +175,22 @@ def test_a_debian_source_s_program_package_names_the_program(tmp_path: Path) -> 
     assert program_hint(checkout("hello", ())) == "hello"  # nothing shipped: the source's name
 
 
+def test_a_python_project_built_by_meson_or_cmake_is_a_python_project(tmp_path: Path) -> None:
+    """fabio builds its extensions with meson-python: its meson.build makes no program, its
+    console scripts are the programs."""
+    pyproject = '[project]\nname = "fab"\n[project.scripts]\nfab-convert = "fab.app:main"\n'
+    meson = "project('fab', 'c')\npy.extension_module('_cif', 'src/cif.c')\n"
+    cmake = "cmake_minimum_required(VERSION 3.15)\nproject(fab C)\nadd_library(_cif MODULE src/cif.c)\n"
+    for build, text in (("meson.build", meson), ("CMakeLists.txt", cmake)):
+        files = {"pyproject.toml": pyproject, build: text, "src/cif.c": "int f(void){return 0;}\n"}
+        recipe = detect_recipe(_tree(tmp_path / build, files))
+        assert (recipe.kind, recipe.language) == ("python", "python"), build
+        with pytest.raises(BuildError, match="builds no program"):  # no scripts: still no program
+            detect_recipe(
+                _tree(tmp_path / f"{build}-lib", {**files, "pyproject.toml": '[project]\nname = "x"\n'})
+            )
+
+
 def test_a_bsd_makefile_is_built_with_bmake(tmp_path: Path) -> None:
     bsd = "include Makefile.configure\n.ifdef DEBUG\nCFLAGS += -g\n.endif\nall: prog\n"
     repo = _tree(tmp_path / "bsd", {"main.c": "int main(void){return 0;}\n", "Makefile": bsd})

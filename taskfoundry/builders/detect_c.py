@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.builders.pick import (
     C_SUFFIXES,
     SKIP_DIRS,
@@ -75,6 +76,8 @@ def cmake(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     match = re.search(r"^\s*project\s*\(\s*([\w.+-]+)", read(top), re.M | re.I)
     project = match.group(1) if match else None
     targets = cmake_programs(repo, project)  # program (output) name -> target name
+    if not targets and not exe and console_scripts(repo):
+        return None  # a Python project's extension build (scikit-build): its scripts are the programs
     name = choose(list(targets), exe, [package, project], "CMakeLists.txt")
     target = targets.get(name, name)
     fetched, packages = fetch_content(repo)
@@ -145,6 +148,8 @@ def meson(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     for path in _files(repo, "meson.build"):
         programs += re.findall(r"\bexecutable\s*\(\s*'([^']+)'", read(path))
     programs = [p for p in dict.fromkeys(programs) if not _NOT_MAIN.search(p)]
+    if not programs and not exe and console_scripts(repo):
+        return None  # a Python project's extension build (meson-python: fabio): its scripts are the programs
     name = choose(programs, exe, [package, project], "meson.build")
     common = "--default-library=static --wrap-mode=nodownload"
     return Recipe(
