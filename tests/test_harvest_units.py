@@ -178,3 +178,89 @@ def test_a_call_whose_arguments_are_not_utf8_is_not_replayed(shim: tuple[Path, P
     assert run.returncode == 0 and run.stdout.startswith(b"args: " + odd)  # handed on unchanged
     probes, unreplayable = to_probes(_calls(log), cap=10)
     assert (probes, unreplayable) == ([], 1)
+
+
+TOY_CLI = """import argparse
+import sys
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="toy")
+    parser.add_argument("--upper", action="store_true")
+    parser.add_argument("path")
+    args = parser.parse_args(argv)
+    with open(args.path) as handle:
+        text = handle.read()
+    sys.stdout.write(text.upper() if args.upper else text)
+    return 0
+
+
+class Command:  # click's shape: CliRunner().invoke(cli, args) calls cli.main(args=...)
+    def main(self, args=None, prog_name=None):
+        return main(args)
+
+
+cli = Command()
+"""
+TOY_TESTS = """import sys
+
+from toy.cli import cli, main
+
+
+def test_upper(tmp_path, capsys):
+    (tmp_path / "in.txt").write_text("abc\\n")
+    assert main(["--upper", str(tmp_path / "in.txt")]) == 0
+    assert capsys.readouterr().out == "ABC\\n"
+
+
+def test_argv_set_by_the_test(tmp_path, monkeypatch, capsys):
+    (tmp_path / "b.txt").write_text("xyz\\n")
+    monkeypatch.setattr(sys, "argv", ["toy", str(tmp_path / "b.txt")])
+    main()
+    assert capsys.readouterr().out == "xyz\\n"
+
+
+def test_click_shaped(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("q\\n")
+    cli.main(args=["--upper", str(tmp_path / "c.txt")], prog_name="toy")
+    assert capsys.readouterr().out == "Q\\n"
+"""
+
+
+@pytest.mark.parametrize("entry", ["toy.cli:main", "toy.cli:cli"])
+def test_a_python_project_s_in_process_calls_are_harvested(tmp_path: Path, entry: str) -> None:
+    """tox-ini-fmt's tests call its entry point inside pytest: the shim on PATH saw none of
+    them. The plugin wraps the entry point (a click command's `main`) and records each call."""
+    from taskfoundry.kinds.program.testgen.harvest import PYTEST_PLUGIN
+
+    project, home = tmp_path / "toy", tmp_path / "home"
+    for name, text in {"toy/__init__.py": "", "toy/cli.py": TOY_CLI, "tests/test_toy.py": TOY_TESTS}.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    home.mkdir()
+    (home / f"{PYTEST_PLUGIN}.py").write_bytes(asset("program/harvest_pytest.py"))
+    (home / "shim").write_bytes(asset("program/harvest_shim.py"))
+    (home / "config.json").write_text(json.dumps({"real": "/bin/false", "log": str(home / "calls.jsonl")}))
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{home}:{project}",
+        "TF_HARVEST_ENTRY": entry,
+        "TF_HARVEST_SHIM": str(home / "shim"),
+        "TF_HARVEST_CONFIG": str(home / "config.json"),
+    }
+
+    def run(*plugin: str) -> list[object]:
+        (home / "calls.jsonl").write_text("")
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, "tests"]
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr  # the project's tests still pass
+        probes, _ = to_probes(_calls(home / "calls.jsonl"), cap=10)
+        return [(p.args, p.files) for p in probes]
+
+    recorded = run("-p", PYTEST_PLUGIN)
+    assert (("--upper", "c.txt"), (("c.txt", "q\n"),)) in recorded  # the click-shaped call
+    if entry == "toy.cli:main":
+        assert (("--upper", "in.txt"), (("in.txt", "abc\n"),)) in recorded
+        assert (("b.txt",), (("b.txt", "xyz\n"),)) in recorded  # sys.argv as the test set it
+        assert len(recorded) == 3  # pytest's own argv is no call
+    assert run() == []  # the defence off: without the plugin nothing is recorded

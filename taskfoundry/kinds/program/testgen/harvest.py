@@ -23,6 +23,7 @@ import docker
 
 from taskfoundry.assets import asset
 from taskfoundry.builders.detect_c import GOLD_BUILD
+from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import SandboxError
 from taskfoundry.kinds.program.results import HarvestReport
@@ -54,8 +55,9 @@ CARGO = "cargo test --offline -q"
 _SCRIPTS = ("run-tests.sh", "run_tests.sh", "runtests.sh", "test.sh", "tests/run.sh", "test/run.sh")
 
 
-def own_test_command(repo: Path, recipe: Recipe) -> str | None:
-    """The command that runs the project's own tests in /src, or None: none found."""
+def own_test_command(repo: Path, recipe: Recipe, program: str = "") -> str | None:
+    """The command that runs the project's own tests in /src, or None: none found. A Python
+    project's pytest loads the plugin that records calls of `program`'s entry point."""
     kind = recipe.kind
     if kind == "cargo":
         has = (repo / "tests").is_dir() or any("#[test]" in _read(p) for p in _rs(repo))
@@ -69,12 +71,24 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
         return f"meson test -C {GOLD_BUILD} --no-rebuild" if has else None
     if kind == "python":
         found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
-        return "python3 -m pytest -q -p no:cacheprovider" if found else None
+        return _pytest(console_scripts(repo).get(program)) if found else None
     for target in ("check", "test", "regress"):  # regress: lowdown's and other BSD makefiles
         if _has_target(repo, target):
             return f"make -k {target}"
     script = next((s for s in _SCRIPTS if (repo / s).is_file()), None)
     return f"sh {script}" if script else None
+
+
+PYTEST = "python3 -m pytest -q -p no:cacheprovider"
+PYTEST_PLUGIN = "tf_pyharvest"  # assets/program/harvest_pytest.py, in HOME
+
+
+def _pytest(entry: str | None) -> str:
+    """pytest, recording the in-process calls of `entry` ("module:function") where one is known."""
+    if not entry:
+        return PYTEST
+    path = f"PYTHONPATH={HOME}${{PYTHONPATH:+:$PYTHONPATH}}"
+    return f"{path} TF_HARVEST_ENTRY={shlex.quote(entry)} {PYTEST} -p {PYTEST_PLUGIN}"
 
 
 def _read(path: Path) -> str:
@@ -132,7 +146,7 @@ def harvest(
     """The project's own tests' calls of the program, as probes, and what it took."""
     if not config.enabled:
         return [], HarvestReport(status="off")
-    command = own_test_command(repo, recipe)
+    command = own_test_command(repo, recipe, program)
     if command is None:
         return [], HarvestReport(status="no_tests", detail=f"no test suite found for a {recipe.kind} build")
     start = time.monotonic()
@@ -162,6 +176,7 @@ def _run(
     with DockerSandbox(image, PROBE_LIMITS, client=client) as box:
         box.exec(["mkdir", "-p", HOME], timeout=30, user=ROOT)
         box.put_file(asset("program/harvest_shim.py"), f"{HOME}/shim", mode=0o755)
+        box.put_file(asset("program/harvest_pytest.py"), f"{HOME}/{PYTEST_PLUGIN}.py")
         config = {"real": GOLD, "log": LOG}
         box.put_file(json.dumps(config).encode(), f"{HOME}/config.json")
         box.put_file(_script(recipe, program, command).encode(), f"{HOME}/run.sh")
