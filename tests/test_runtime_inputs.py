@@ -193,10 +193,12 @@ def test_sample_files_take_test_dir_then_top_documents(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("*emphasis* and `code`\n")
     (tmp_path / "notes.md").write_text("- a list\n")
     (tmp_path / "main.c").write_text("int main(void);\n")
+    (tmp_path / "tests" / "documents").mkdir(parents=True)
+    (tmp_path / "tests" / "documents" / "sample.xml").write_text("<a><b/></a>\n")  # xml-rs's inputs
     found = sample_files(tmp_path)
-    assert list(found) == ["test/regression.txt", "README.md", "notes.md"]
+    assert list(found) == ["tests/documents/sample.xml", "test/regression.txt", "README.md", "notes.md"]
     assert found["README.md"] == "*emphasis* and `code`\n"
-    assert list(sample_files(tmp_path, limit=1)) == ["test/regression.txt"]  # samples first
+    assert list(sample_files(tmp_path, limit=1)) == ["tests/documents/sample.xml"]  # samples first
 
 
 def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character() -> None:

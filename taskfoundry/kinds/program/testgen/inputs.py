@@ -30,6 +30,22 @@ _TEXT_SUFFIXES = {
     ".toml",
     ".yaml",
     ".yml",
+    # markup and data formats a converter or a checker reads (xml-rs's tests/documents/*.xml:
+    # without them its explorer fed it no XML and kept 39 tests)
+    ".xml",
+    ".html",
+    ".htm",
+    ".xhtml",
+    ".svg",
+    ".rst",
+    ".tex",
+    ".sql",
+    ".jsonl",
+    ".ndjson",
+    ".properties",
+    ".po",
+    ".diff",
+    ".patch",
 }
 _SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests", "test")
 # the top directory's own documents, after the sample directories: a converter's natural input
