@@ -150,6 +150,23 @@ def test_help_text_that_the_program_prints_is_not_a_leak(tmp_path: Path) -> None
     assert shingles.find_runs(index, f"Usage:\n\n{words}\n") == []
 
 
+def test_a_specification_s_table_of_constants_is_no_verbatim_source(tmp_path: Path) -> None:
+    """zstd's compression format document publishes the default distributions its decoder
+    holds: the numbers are the same, the names are not, and a format's spec is what a rebuild
+    is written from. A function pasted beside them still is found."""
+    numbers = ", ".join(str((i * 37) % 101 - 9) for i in range(60))
+    code = f"static const short DEFAULT_DIST[60] = {{ {numbers} }};\n"
+    func = "int add(int left, int right) {\n    int sum = left + right;\n    return sum * scale(left);\n}\n"
+    (tmp_path / "decoder.c").write_text(code + func)
+    index = shingles.build_index(tmp_path, k=40)
+    assert shingles.find_runs(index, f"The table:\n```\nshort dist[60] =\n  {{ {numbers} }};\n```\n") == []
+    assert shingles.find_runs(shingles.build_index(tmp_path, k=20), "Code:\n" + func)
+    # the names gate off: the numbers alone match
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shingles, "MIN_NAMES", 0)
+        assert shingles.find_runs(shingles.build_index(tmp_path, k=40), f"{{ {numbers} }};")
+
+
 def test_threshold_is_configurable(tmp_path: Path) -> None:
     body = "\n".join(f"    total = total + values[{i}] * {i};" for i in range(4))
     code = f"int sum(int *values)\n{{\n    int total = 0;\n{body}\n    return total;\n}}\n"

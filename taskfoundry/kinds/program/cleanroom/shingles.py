@@ -207,12 +207,20 @@ def text_tokens(text: str, lang: str) -> list[Token]:
 
 
 def _windows(tokens: list[Token], k: int) -> Iterator[tuple[int, int]]:
-    """(position, hash) of every k-token window with enough distinct tokens to mean something."""
+    """(position, hash) of every k-token window with enough distinct tokens to mean something,
+    names among them: a run of numbers and commas is a table of constants, which a format's
+    specification publishes as the implementation holds it (zstd's default distributions in
+    its compression format document), not code."""
     words = [t for t, _ in tokens]
     for i in range(len(words) - k + 1):
         window = tuple(words[i : i + k])
-        if len(set(window)) >= max(k // 4, 2):
+        distinct = set(window)
+        if len(distinct) >= max(k // 4, 2) and sum(1 for w in distinct if _NAME.match(w)) >= MIN_NAMES:
             yield i, hash(window)
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*$")
+MIN_NAMES = 3  # distinct names (identifiers, keywords) a window of code has
 
 
 # --- the index of the original source and runs found in docs ------------------------

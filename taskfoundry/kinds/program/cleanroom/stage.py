@@ -102,8 +102,11 @@ def start_state(
 def require_clean(clean: CleanroomStage, integrity: str = "record") -> None:
     if clean.leak.verdict != "clean":
         kinds = sorted({f.kind for f in clean.leak.findings})
+        where = ", ".join(f"{f.path} ({f.kind})" for f in clean.leak.findings[:5])
+        more = f" and {len(clean.leak.findings) - 5} more" if len(clean.leak.findings) > 5 else ""
         raise LeakError(
-            f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}",
+            f"leak scan found {len(clean.leak.findings)} leaks ({', '.join(kinds)}) in {clean.image}: "
+            f"{where}{more}",
         )
     sealed = clean.integrity
     if integrity == "require" and sealed is not None and sealed.verdict == "instrumentable":
