@@ -162,6 +162,14 @@ def test_the_projects_own_test_command_is_found_by_kind(
     assert (found is None) if expected is None else (found is not None and found.startswith(expected))
 
 
+def test_a_bsd_makefile_s_tests_run_with_the_make_that_built_it(tmp_path: Path) -> None:
+    """lowdown's `make regress` stopped at "missing separator": its Makefile is BSD make's."""
+    (tmp_path / "Makefile").write_text(".if ${X} == 1\n.endif\nregress: lowdown\n\tsh regress.sh\n")
+    recipe = _recipe("autotools").model_copy(update={"packages": ["bmake"]})
+    assert own_test_command(tmp_path, recipe) == "bmake -k regress"
+    assert own_test_command(tmp_path, _recipe("make")) == "make -k regress"
+
+
 def test_the_shim_is_standard_library_python() -> None:
     # it runs under whatever python3 the build image has: no third-party import
     code = asset("program/harvest_shim.py").decode()

@@ -72,9 +72,10 @@ def own_test_command(repo: Path, recipe: Recipe, program: str = "") -> str | Non
     if kind == "python":
         found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
         return _pytest(console_scripts(repo).get(program)) if found else None
+    make = "bmake" if "bmake" in recipe.packages else "make"  # the make the build used (lowdown's)
     for target in ("check", "test", "regress"):  # regress: lowdown's and other BSD makefiles
         if _has_target(repo, target):
-            return f"make -k {target}"
+            return f"{make} -k {target}"
     script = next((s for s in _SCRIPTS if (repo / s).is_file()), None)
     return f"sh {script}" if script else None
 
