@@ -48,7 +48,17 @@ _TEXT_SUFFIXES = {
     ".patch",
 }
 # regress: BSD projects' test inputs (lowdown's regress/*.md)
-_SAMPLE_DIRS = ("data", "examples", "samples", "testdata", "tests/data", "test/data", "tests", "test", "regress")
+_SAMPLE_DIRS = (
+    "data",
+    "examples",
+    "samples",
+    "testdata",
+    "tests/data",
+    "test/data",
+    "tests",
+    "test",
+    "regress",
+)
 # the top directory's own documents, after the sample directories: a converter's natural input
 # (cmark's README.md is Markdown; its tests are Python scripts and a 200 KB spec)
 _TOP_DOCS = ("README*", "*.md")
