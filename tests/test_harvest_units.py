@@ -272,3 +272,25 @@ def test_a_python_project_s_in_process_calls_are_harvested(tmp_path: Path, entry
         assert (("b.txt",), (("b.txt", "xyz\n"),)) in recorded  # sys.argv as the test set it
         assert len(recorded) == 3  # pytest's own argv is no call
     assert run() == []  # the defence off: without the plugin nothing is recorded
+
+
+def test_a_python_project_s_tests_load_the_plugin_for_its_entry_point(tmp_path: Path) -> None:
+    """The detector records the console script's entry point on the recipe; the harvest's
+    pytest loads the plugin for it (tox-ini-fmt's build named its program `executable`)."""
+    from taskfoundry.builders.detect import detect_recipe
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "toy"\n[project.scripts]\ntoy = "toy.cli:main"\n'
+    )
+    recipe = detect_recipe(tmp_path)
+    assert recipe.entry_point == "toy.cli:main" and recipe.executable == "executable"
+    command = own_test_command(tmp_path, recipe)
+    assert (
+        command is not None
+        and "TF_HARVEST_ENTRY=toy.cli:main " in command
+        and command.endswith("-p tf_pyharvest")
+    )
+    assert own_test_command(tmp_path, recipe.model_copy(update={"entry_point": None})) == (
+        "python3 -m pytest -q -p no:cacheprovider"
+    )

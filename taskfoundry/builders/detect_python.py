@@ -55,6 +55,7 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         ],
         executable="executable",
         coverage_executable="executable",
+        entry_point=entry,
     )
 
 

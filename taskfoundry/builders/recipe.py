@@ -35,6 +35,11 @@ class Recipe(BaseModel):
         description="the gold program is a script its interpreter must read (mode 0755, "
         "not 0111): a worker can read its source",
     )
+    entry_point: str | None = Field(
+        None,
+        description="a Python program's console script, module:function (what the project's "
+        "own tests call in-process: the harvest records those calls)",
+    )
 
 
 class RecipeFile(BaseModel):

@@ -23,7 +23,6 @@ import docker
 
 from taskfoundry.assets import asset
 from taskfoundry.builders.detect_c import GOLD_BUILD
-from taskfoundry.builders.detect_python import console_scripts
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import SandboxError
 from taskfoundry.kinds.program.results import HarvestReport
@@ -55,9 +54,9 @@ CARGO = "cargo test --offline -q"
 _SCRIPTS = ("run-tests.sh", "run_tests.sh", "runtests.sh", "test.sh", "tests/run.sh", "test/run.sh")
 
 
-def own_test_command(repo: Path, recipe: Recipe, program: str = "") -> str | None:
+def own_test_command(repo: Path, recipe: Recipe) -> str | None:
     """The command that runs the project's own tests in /src, or None: none found. A Python
-    project's pytest loads the plugin that records calls of `program`'s entry point."""
+    project's pytest loads the plugin that records calls of the recipe's entry point."""
     kind = recipe.kind
     if kind == "cargo":
         has = (repo / "tests").is_dir() or any("#[test]" in _read(p) for p in _rs(repo))
@@ -71,7 +70,7 @@ def own_test_command(repo: Path, recipe: Recipe, program: str = "") -> str | Non
         return f"meson test -C {GOLD_BUILD} --no-rebuild" if has else None
     if kind == "python":
         found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
-        return _pytest(console_scripts(repo).get(program)) if found else None
+        return _pytest(recipe.entry_point) if found else None
     make = "bmake" if "bmake" in recipe.packages else "make"  # the make the build used (lowdown's)
     for target in ("check", "test", "regress"):  # regress: lowdown's and other BSD makefiles
         if _has_target(repo, target):
@@ -147,7 +146,7 @@ def harvest(
     """The project's own tests' calls of the program, as probes, and what it took."""
     if not config.enabled:
         return [], HarvestReport(status="off")
-    command = own_test_command(repo, recipe, program)
+    command = own_test_command(repo, recipe)
     if command is None:
         return [], HarvestReport(status="no_tests", detail=f"no test suite found for a {recipe.kind} build")
     start = time.monotonic()
