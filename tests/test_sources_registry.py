@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 import shutil
+import subprocess
 import tarfile
 import threading
 from collections.abc import Iterator
@@ -174,6 +175,20 @@ DEPENDS = (
 )
 
 
+FIX = (
+    "--- a/configure.ac\n+++ b/configure.ac\n@@ -1 +1 @@\n"
+    "-AC_INIT([demo], [1.0])\n+AC_INIT([demo], [1.0-debian])\n"
+)
+BROKEN = "--- a/missing.c\n+++ b/missing.c\n@@ -1 +1 @@\n-int x;\n+int y;\n"
+AFTER = "--- /dev/null\n+++ b/after.txt\n@@ -0,0 +1 @@\n+after\n"
+PATCHES = {
+    "patches/series": "01-fix.patch\n# a comment\n02-broken.patch -p1\n03-after.patch\n",
+    "patches/01-fix.patch": FIX,
+    "patches/02-broken.patch": BROKEN,
+    "patches/03-after.patch": AFTER,
+}
+
+
 def _debian(fake: FakeRegistry) -> None:
     """A one-suite deb-src archive: `demo` (upstream tarball served) and `gone` (tarball 404)."""
     stanzas = []
@@ -186,6 +201,10 @@ def _debian(fake: FakeRegistry) -> None:
         if name == "demo":
             fake.files[f"/debian/{pool}/{name}_1.0.orig.tar.gz"] = orig
         files = [(f"{name}_1.0-1.dsc", dsc), (f"{name}_1.0.orig.tar.gz", orig)]
+        if name == "demo":  # its packaging's patch series: one applies, the next does not
+            packaging = _tarball("debian", PATCHES)
+            fake.files[f"/debian/{pool}/{name}_1.0-1.debian.tar.gz"] = packaging
+            files.append((f"{name}_1.0-1.debian.tar.gz", packaging))
         sums = "".join(f" {hashlib.sha256(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
         md5 = "".join(f" {hashlib.md5(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
         stanzas.append(
@@ -211,6 +230,13 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
     assert co.upstream.url.endswith("demo_1.0.orig.tar.gz")
     assert co.upstream.build_depends == ("libpcap-dev", "pkgconf", "zlib1g-dev", "libcheck-dev", "libssl-dev")
     assert co.upstream.programs == ("demo-bin",)  # the libraries and docs ship no program
+    # Debian's patches applied as Debian builds it, up to the first that does not apply
+    assert (co.path / "configure.ac").read_text() == "AC_INIT([demo], [1.0-debian])\n"
+    assert not (co.path / "after.txt").exists() and not list(co.path.rglob("*.rej"))
+    message = subprocess.run(
+        ["git", "-C", str(co.path), "log", "-1", "--format=%B"], capture_output=True, text=True
+    )
+    assert "debian patches: 1 of 3 applied (demo_1.0-1.debian.tar.gz" in message.stdout
     with pytest.raises(SourceUnavailable, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
         resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
     with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):

@@ -16,13 +16,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources.checkout import Checkout, Upstream
-from taskfoundry.sources.fetch import download
+from taskfoundry.sources.fetch import download, unpack
 from taskfoundry.sources.gitrepo import mkdirs
 from taskfoundry.sources.registry import DebianConfig, SourceConfig, checkout_release
 
@@ -52,7 +52,7 @@ def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     where = cache / "downloads" / f"{dsc['sha'][:16]}-{dsc['file']}"
     text = download(dsc["url"], where, dsc["sha"]).read_text(errors="replace")
     up = dataclasses.replace(up, build_depends=build_depends(text), programs=program_packages(text))
-    return checkout_release(up, archive, f"debian:{name}", workdir, cache)
+    return checkout_release(up, archive, f"debian:{name}", workdir, cache, _patcher(uris, cache))
 
 
 # packaging tools, not what the program builds with
@@ -87,6 +87,50 @@ def program_packages(dsc: str) -> tuple[str, ...]:
     match = re.search(r"^Binary:(.*(?:\n[ \t].*)*)", dsc, re.M)
     names = [n.strip() for n in match[1].split(",")] if match else []
     return tuple(n for n in names if n and not _NOT_PROGRAM.match(n))
+
+
+_DEBIAN_TAR = re.compile(r"\.debian\.tar\.(gz|xz|bz2)$")
+
+
+def _patcher(uris: list[dict[str, str]], cache: Path) -> Callable[[Path], str] | None:
+    """What applies a `3.0 (quilt)` source's patch series to the upstream tree, as Debian
+    builds it (mender-artifact's `0004-Remove-vault-signer.patch` drops an import no
+    packaged library provides); None for a source without a `.debian.tar`."""
+    tar = next((u for u in uris if _DEBIAN_TAR.search(u["file"])), None)
+    if tar is None:
+        return None
+
+    def apply(tree: Path) -> str:
+        where = cache / "downloads" / f"{tar['sha'][:16]}-{tar['file']}"
+        with tempfile.TemporaryDirectory(prefix="tf-debian-") as tmp:
+            debian = unpack(download(tar["url"], where, tar["sha"]), Path(tmp) / "debian")
+            done, total = apply_series(debian / "patches", tree)
+        return f"debian patches: {done} of {total} applied ({tar['file']} sha256:{tar['sha']})\n"
+
+    return apply
+
+
+def apply_series(patches: Path, tree: Path) -> tuple[int, int]:
+    """Apply `patches/series` in order with patch(1); the first that does not apply stops the
+    series (a later one may build on it), with a warning. (applied, listed)."""
+    series = patches / "series"
+    entries = [ln.split("#")[0].split() for ln in series.read_text().splitlines()] if series.is_file() else []
+    entries = [e for e in entries if e]
+    if entries and shutil.which("patch") is None:
+        log.warning("%s: patch(1) is not installed; the Debian patches are not applied", tree.name)
+        return 0, len(entries)
+    for done, (name, *opts) in enumerate(entries):
+        strip = next((o for o in opts if re.fullmatch(r"-p\d", o)), "-p1")
+        cmd = ["patch", strip, "--batch", "--forward", "--silent", "--no-backup-if-mismatch"]
+        cmd += ["-d", str(tree), "-i", str(patches / name)]
+        # a dry run first: a patch that fails part-way leaves hunks applied and .rej files
+        proc = subprocess.run([*cmd, "--dry-run"], capture_output=True, text=True, check=False)
+        if proc.returncode == 0:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            log.warning("debian patch %s does not apply: %s", name, (proc.stdout + proc.stderr).strip()[:300])
+            return done, len(entries)
+    return len(entries), len(entries)
 
 
 def upstream_tarball(name: str, uris: list[dict[str, str]]) -> tuple[Upstream, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -56,11 +57,20 @@ class SourceConfig(BaseModel):
         return mkdirs(self.cache_dir or workdir / "cache")
 
 
-def checkout_release(up: Upstream, archive_name: str, source: str, workdir: Path, cache: Path) -> Checkout:
+def checkout_release(
+    up: Upstream,
+    archive_name: str,
+    source: str,
+    workdir: Path,
+    cache: Path,
+    prepare: Callable[[Path], str] | None = None,
+) -> Checkout:
     """Download `up`'s archive (digest checked), unpack it and commit it deterministically.
 
     The task id is `<registry prefix>__<name>.<sha7>`; the commit message names the
-    release and the archive digest, so one release always gives one commit.
+    release and the archive digest, so one release always gives one commit. `prepare`
+    changes the unpacked tree before the commit (a Debian source's patches) and returns
+    what it did, for the message.
     """
     owner = source.split(":", 1)[0]
     archive = download(up.url, cache / "downloads" / f"{up.sha256[:16]}-{archive_name}", up.sha256)
@@ -69,6 +79,8 @@ def checkout_release(up: Upstream, archive_name: str, source: str, workdir: Path
     try:
         tree = unpack(archive, tmp / "tree")
         message = f"{owner}:{up.name} {up.version}\n\n{archive_name} sha256:{up.sha256}\n"
+        if prepare is not None:
+            message += prepare(tree)
         commit = snapshot_commit(tree, message)
         final = sources / f"{owner}__{slug(up.name)}.{commit[:12]}"
         if not final.exists():
