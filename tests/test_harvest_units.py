@@ -170,6 +170,20 @@ def test_a_bsd_makefile_s_tests_run_with_the_make_that_built_it(tmp_path: Path) 
     assert own_test_command(tmp_path, _recipe("make")) == "make -k regress"
 
 
+def test_a_debian_go_source_s_tests_run_in_gopath_mode_as_it_was_built(tmp_path: Path) -> None:
+    """gobuster's `go test ./...` in module mode: "go.mod requires go >= 1.25 (running go 1.24)"."""
+    files = {"go.mod": "module github.com/OJ/gobuster/v3\n\ngo 1.25\n", "main.go": "package main\n"}
+    for name, text in {**files, "cli/x_test.go": "package cli\n"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    debian = _recipe("go").model_copy(update={"build_depends": ["golang-github-fatih-color-dev"]})
+    command = own_test_command(tmp_path, debian)
+    assert command is not None and command.endswith(" go test ./...")
+    assert "ln -sfn ../../../../.. .tf-gopath/src/github.com/OJ/gobuster/v3" in command
+    assert "GO111MODULE=off" in command
+    assert own_test_command(tmp_path, _recipe("go")) == "go test ./..."  # a module build: as it is
+
+
 def test_the_shim_is_standard_library_python() -> None:
     # it runs under whatever python3 the build image has: no third-party import
     code = asset("program/harvest_shim.py").decode()

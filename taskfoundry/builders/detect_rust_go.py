@@ -67,8 +67,7 @@ def go(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     gomod = repo / "go.mod"
     if not gomod.exists():
         return None
-    match = re.search(r"^module\s+(\S+)", read(gomod), re.M)
-    module = match.group(1).strip('"') if match else repo.name
+    module = go_module(repo)
     mains = main_packages(repo, module)
     name = choose(list(mains), exe, [package, _module_name(module)], "go.mod")
     pkg = mains.get(name, ".")
@@ -102,14 +101,8 @@ def debian_gopath(recipe: Recipe, repo: Path) -> Recipe:
     Any other recipe, a module that vendors, or one without such packages, is as it was."""
     if not builds_in_gopath(recipe, repo):
         return recipe
-    match = re.search(r"^module\s+(\S+)", read(repo / "go.mod"), re.M)
-    module = match.group(1).strip('"') if match else repo.name
-    link = f".tf-gopath/src/{module}"
-    up = "/".join([".."] * (len(module.split("/")) + 1))
-    gopath = (
-        f"mkdir -p $(dirname {link}) && ln -sfn {up} {link} && cd {link} && "
-        f"GO111MODULE=off GOPROXY=off GOFLAGS= GOPATH=$PWD/.tf-gopath:{GOCODE}"
-    )
+    module = go_module(repo)
+    gopath = gopath_prefix(repo)
     env = re.compile(r"^GOPROXY=off GOFLAGS=\S+")
     # GOPATH mode's -cover instruments the main package alone; the module's packages are named
     cover = [
@@ -118,6 +111,23 @@ def debian_gopath(recipe: Recipe, repo: Path) -> Recipe:
     ]
     return recipe.model_copy(
         update={"build": [env.sub(gopath, line) for line in recipe.build], "coverage_build": cover}
+    )
+
+
+def go_module(repo: Path) -> str:
+    match = re.search(r"^module\s+(\S+)", read(repo / "go.mod"), re.M)
+    return match.group(1).strip('"') if match else repo.name
+
+
+def gopath_prefix(repo: Path) -> str:
+    """Shell: link the tree in at its module's import path under .tf-gopath, go there, and
+    set GOPATH mode's variables (a command follows: `go build ...`, `go test ./...`)."""
+    module = go_module(repo)
+    link = f".tf-gopath/src/{module}"
+    up = "/".join([".."] * (len(module.split("/")) + 1))
+    return (
+        f"mkdir -p $(dirname {link}) && ln -sfn {up} {link} && cd {link} && "
+        f"GO111MODULE=off GOPROXY=off GOFLAGS= GOPATH=$PWD/.tf-gopath:{GOCODE}"
     )
 
 

@@ -23,6 +23,7 @@ import docker
 
 from taskfoundry.assets import asset
 from taskfoundry.builders.detect_c import GOLD_BUILD
+from taskfoundry.builders.detect_rust_go import builds_in_gopath, gopath_prefix
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import SandboxError
 from taskfoundry.kinds.program.results import HarvestReport
@@ -61,8 +62,9 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
     if kind == "cargo":
         has = (repo / "tests").is_dir() or any("#[test]" in _read(p) for p in _rs(repo))
         return f"{CARGO} --no-run && tf_shim_cargo && {CARGO} --no-fail-fast" if has else None
-    if kind == "go":
-        return "go test ./..." if any(repo.rglob("*_test.go")) else None
+    if kind == "go":  # in GOPATH mode where the build was (a Debian source's)
+        gopath = f"{gopath_prefix(repo)} " if builds_in_gopath(recipe, repo) else ""
+        return f"{gopath}go test ./..." if any(repo.rglob("*_test.go")) else None
     if kind == "cmake":
         return f"ctest --test-dir {GOLD_BUILD} --output-on-failure" if _cmake_tests(repo) else None
     if kind == "meson":  # tests are declared in any meson.build (fribidi's in test/)
