@@ -30,12 +30,13 @@ _INPUTS = ("pyproject.toml", "setup.cfg", "setup.py", "PKG-INFO", "requirements.
 
 def wheelhouse(src: Path, dest: Path, cache: Path) -> list[str]:
     """Fill `dest` with wheels for `src`; returns notes for the build log."""
-    key = hashlib.sha256("\0".join(read(src / n) for n in _INPUTS).encode()).hexdigest()[:16]
+    backend = build_requires(src)  # in the key too: what is asked for besides may grow
+    key = hashlib.sha256("\0".join([*(read(src / n) for n in _INPUTS), *backend]).encode()).hexdigest()[:16]
     cached = cache / f"wheels-{key}"
     if not cached.exists():
         with tempfile.TemporaryDirectory(prefix="tf-wheels-") as tmp:
             wheels = Path(tmp) / "wheels"
-            requirements = ["wheel", *build_requires(src), *runtime_requires(src, Path(tmp))]
+            requirements = ["wheel", *backend, *runtime_requires(src, Path(tmp))]
             _download(requirements, wheels)
             cached.parent.mkdir(parents=True, exist_ok=True)
             shutil.copytree(wheels, cached.with_suffix(".part"), dirs_exist_ok=True)
