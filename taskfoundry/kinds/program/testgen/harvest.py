@@ -23,6 +23,7 @@ import docker
 
 from taskfoundry.assets import asset
 from taskfoundry.builders.detect_c import GOLD_BUILD
+from taskfoundry.builders.detect_python import COV_VENV
 from taskfoundry.builders.detect_rust_go import builds_in_gopath, gopath_prefix
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.errors import SandboxError
@@ -71,8 +72,9 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
         has = any(re.search(r"\btest\(", _read(p)) for p in repo.rglob("meson.build"))
         return f"meson test -C {GOLD_BUILD} --no-rebuild" if has else None
     if kind == "python":
-        found = (repo / "tests").is_dir() or (repo / "test").is_dir() or any(repo.glob("test_*.py"))
-        return _pytest(recipe.entry_point) if found else None
+        where = next((d for d in ("tests", "test") if (repo / d).is_dir()), None)
+        found = where is not None or any(repo.glob("test_*.py"))
+        return _pytest(recipe.entry_point, where or "") if found else None
     make = "bmake" if "bmake" in recipe.packages else "make"  # the make the build used (lowdown's)
     for target in ("check", "test", "regress"):  # regress: lowdown's and other BSD makefiles
         if _has_target(repo, target):
@@ -81,16 +83,21 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
     return f"sh {script}" if script else None
 
 
-PYTEST = "python3 -m pytest -q -p no:cacheprovider"
+# the coverage build's venv: the project installed there (and the system's pytest through
+# --system-site-packages); the image's own python3 cannot import a src-layout project
+# the collection errors of one module (tox-ini-fmt's src/.../test_env.py is no test) stop none
+PYTEST = f"{COV_VENV}/bin/python -m pytest -q -p no:cacheprovider --continue-on-collection-errors"
 PYTEST_PLUGIN = "tf_pyharvest"  # assets/program/harvest_pytest.py, in HOME
 
 
-def _pytest(entry: str | None) -> str:
-    """pytest, recording the in-process calls of `entry` ("module:function") where one is known."""
+def _pytest(entry: str | None, where: str) -> str:
+    """pytest on the test directory `where` (or the root), recording the in-process calls of
+    `entry` ("module:function") where one is known."""
+    command = f"{PYTEST} {where}".rstrip()
     if not entry:
-        return PYTEST
+        return command
     path = f"PYTHONPATH={HOME}${{PYTHONPATH:+:$PYTHONPATH}}"
-    return f"{path} TF_HARVEST_ENTRY={shlex.quote(entry)} {PYTEST} -p {PYTEST_PLUGIN}"
+    return f"{path} TF_HARVEST_ENTRY={shlex.quote(entry)} {PYTEST} -p {PYTEST_PLUGIN} {where}".rstrip()
 
 
 def _read(path: Path) -> str:
