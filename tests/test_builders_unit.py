@@ -220,6 +220,11 @@ def test_a_backend_s_dynamic_requirements_join_the_wheelhouse(tmp_path: Path) ->
     ]  # fmt: skip
     plain = '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
     assert build_requires(_tree(tmp_path / "h", {"pyproject.toml": plain})) == ["hatchling"]
+    scripts = '[project]\nname = "fab"\n[project.scripts]\nfab = "fab:main"\n'
+    assert detect_recipe(_tree(tmp_path / "m2", {"pyproject.toml": meson + scripts})).packages == [
+        "python3-dev"
+    ]
+    assert detect_recipe(_tree(tmp_path / "h2", {"pyproject.toml": plain + scripts})).packages == []
 
 
 def test_a_bsd_makefile_is_built_with_bmake(tmp_path: Path) -> None:

