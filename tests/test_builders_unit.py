@@ -204,7 +204,11 @@ def test_a_configure_older_than_its_patched_inputs_is_made_again(tmp_path: Path)
         detect_recipe(repo).build[0]
         == "./configure --disable-shared --disable-nls --disable-dependency-tracking"
     )
-    os.utime(repo / "Makefile.am", (released + 3600, released + 3600))  # patched an hour later
+    (repo / "aclocal.m4").write_text("dnl generated\n")
+    os.utime(repo / "aclocal.m4", (released, released))
+    later = released + 3600  # patched an hour later: configure.ac and configure both (autogen)
+    for name in ("configure.ac", "configure"):
+        os.utime(repo / name, (later, later))
     recipe = detect_recipe(repo)
     assert recipe.build[0] == "autoreconf -fi" and recipe.coverage_build[0] == "autoreconf -fi"
 

@@ -223,7 +223,9 @@ def _stale(repo: Path, configure: Path) -> bool:
     autoreconf), and make's rebuild rules would call the tarball's automake version."""
     inputs = [repo / n for n in ("configure.ac", "configure.in", "acinclude.m4")]
     inputs += _files(repo, "*.am") + _files(repo, "*.m4")
-    built = configure.stat().st_mtime + 60  # a git checkout writes its files a moment apart
+    # the oldest generated file: autogen's patches change configure too, not aclocal.m4
+    generated = [p for p in (configure, repo / "aclocal.m4") if p.is_file()]
+    built = min(p.stat().st_mtime for p in generated) + 60  # a git checkout's files differ a moment
     return any(p.is_file() and p.stat().st_mtime > built for p in inputs if p.name != "aclocal.m4")
 
 
