@@ -201,6 +201,15 @@ def test_sample_files_take_test_dir_then_top_documents(tmp_path: Path) -> None:
     assert list(sample_files(tmp_path, limit=1)) == ["tests/documents/sample.xml"]  # samples first
 
 
+def test_a_regress_directory_holds_sample_inputs(tmp_path: Path) -> None:
+    """lowdown keeps its Markdown cases in regress/ (BSD projects' name for their tests)."""
+    from taskfoundry.kinds.program.testgen.inputs import sample_files
+
+    (tmp_path / "regress").mkdir()
+    (tmp_path / "regress" / "emphasis.md").write_text("*a* and **b**\n")
+    assert list(sample_files(tmp_path)) == ["regress/emphasis.md"]
+
+
 def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character() -> None:
     from taskfoundry.kinds.program.mutate.guided import boundary_values, neighbours
     from taskfoundry.mutation.operators import Mutant
