@@ -84,8 +84,8 @@ def own_test_command(repo: Path, recipe: Recipe) -> str | None:
 
 
 # the coverage build's venv: the project installed there (and the system's pytest through
-# --system-site-packages); the image's own python3 cannot import a src-layout project
-# the collection errors of one module (tox-ini-fmt's src/.../test_env.py is no test) stop none
+# --system-site-packages); the image's own python3 cannot import a src-layout project. The
+# collection errors of one module (tox-ini-fmt's src/.../test_env.py is no test) stop none.
 PYTEST = f"{COV_VENV}/bin/python -m pytest -q -p no:cacheprovider --continue-on-collection-errors"
 PYTEST_PLUGIN = "tf_pyharvest"  # assets/program/harvest_pytest.py, in HOME
 
@@ -93,9 +93,8 @@ PYTEST_PLUGIN = "tf_pyharvest"  # assets/program/harvest_pytest.py, in HOME
 def _pytest(entry: str | None, where: str) -> str:
     """pytest on the test directory `where` (or the root), recording the in-process calls of
     `entry` ("module:function") where one is known."""
-    command = f"{PYTEST} {where}".rstrip()
     if not entry:
-        return command
+        return f"{PYTEST} {where}".rstrip()
     path = f"PYTHONPATH={HOME}${{PYTHONPATH:+:$PYTHONPATH}}"
     return f"{path} TF_HARVEST_ENTRY={shlex.quote(entry)} {PYTEST} -p {PYTEST_PLUGIN} {where}".rstrip()
 
