@@ -106,6 +106,27 @@ def test_autotools(tmp_path: Path, docker_client: Any, base_image: str) -> None:
     _check(docker_client, res, "src/greet.c")
 
 
+def test_autoreconf_gets_the_tools_its_macros_call(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """libidn2's configure.ac calls gettext's macros: `autoreconf -fi` runs autopoint, which
+    the base image lacks ("autopoint failed"); the recipe installs it."""
+    files = {
+        **FILES,
+        "configure.ac": "AC_INIT([greet], [1.0])\nAC_CONFIG_MACRO_DIRS([m4])\nAM_INIT_AUTOMAKE([foreign])\n"
+        "AC_PROG_CC\nAM_GNU_GETTEXT([external])\nAM_GNU_GETTEXT_VERSION([0.21])\n"
+        "AC_CONFIG_FILES([Makefile po/Makefile.in])\nAC_OUTPUT\n",
+        "po/POTFILES.in": "src/greet.c\n",
+        "po/LINGUAS": "",
+        "po/Makevars": "DOMAIN = $(PACKAGE)\nsubdir = po\ntop_builddir = ..\nXGETTEXT_OPTIONS =\n",
+        "Makefile.am": "ACLOCAL_AMFLAGS = -I m4\nSUBDIRS = po\nbin_PROGRAMS = greet\n"
+        "greet_SOURCES = src/main.c src/greet.c src/greet.h\n",
+    }
+    res = _build(tmp_path, files, docker_client, base_image)
+    assert res.recipe.build[0] == "autoreconf -fi" and res.recipe.packages == ["autopoint"]
+    _check(docker_client, res, "src/greet.c")
+
+
 # zstd's shape: the default target builds a shared library whose link line adds -shared to
 # LDFLAGS; LDFLAGS=--coverage on make's command line would replace it ("undefined reference to
 # `main'") and fail the coverage build, so it is made again with the flags in the environment

@@ -160,6 +160,10 @@ def test_autotools_with_and_without_configure(tmp_path: Path) -> None:
     recipe = detect_recipe(tmp_path)
     assert recipe.build[0].startswith("./configure --disable-shared")
     assert "CFLAGS='-O0 -g --coverage'" in recipe.coverage_build[0]
+    (tmp_path / "configure.ac").write_text("AC_INIT([greet], [1.0])\n  AM_GNU_GETTEXT([external])\n")
+    assert detect_recipe(tmp_path).packages == []  # configure is there: no autoreconf, no autopoint
+    (tmp_path / "configure").unlink()
+    assert detect_recipe(tmp_path).packages == ["autopoint"]
 
 
 def test_hand_written_configure_gets_no_autoconf_options(tmp_path: Path) -> None:
@@ -184,6 +188,15 @@ def test_cargo_bins_and_workspace(tmp_path: Path) -> None:
     recipe = detect_recipe(tmp_path, package="mytool")
     assert recipe.executable == "target/release/mytool"
     assert detect_recipe(tmp_path, package="other").executable == "target/release/mytool"  # first
+
+
+def test_a_crate_linking_a_system_library_gets_its_headers(tmp_path: Path) -> None:
+    """ripcalc's openssl-sys found no libssl; libz-sys builds its bundled copy, so adds none."""
+    lock = 'version = 4\n[[package]]\nname = "openssl-sys"\n[[package]]\nname = "libz-sys"\n'
+    _tree(tmp_path, {"Cargo.toml": "[package]\nname = 'calc'\n", "src/main.rs": "", "Cargo.lock": lock})
+    assert detect_recipe(tmp_path).packages == ["libssl-dev"]
+    (tmp_path / "Cargo.lock").write_text(lock.replace("openssl-sys", "openssl"))
+    assert detect_recipe(tmp_path).packages == []
 
 
 def test_go_program_under_cmd(tmp_path: Path) -> None:
@@ -215,6 +228,18 @@ def test_python_console_script(tmp_path: Path) -> None:
     assert "import hello_tool.cli as _m" in recipe.build[2] and "-o executable" in recipe.build[3]
     wrapper = recipe.coverage_build[-2]
     assert 'PYTHONPATH="/cov/src' in wrapper and "coverage run --parallel-mode" in wrapper
+
+
+def test_the_coverage_run_imports_the_package_where_the_tree_keeps_it(tmp_path: Path) -> None:
+    """fontTools' layout (ufomerge): the package under Lib/. Imported from /cov alone, the
+    coverage run used pip's copy in site-packages and measured no line of the source."""
+    pyproject = "[project]\nname = 'ufomerge'\n[project.scripts]\nufomerge = 'ufomerge.cli:main'\n"
+    files = {"pyproject.toml": pyproject, "Lib/ufomerge/__init__.py": "", "tests/ufomerge/__init__.py": ""}
+    _tree(tmp_path, files)
+    assert 'PYTHONPATH="/cov/Lib${' in detect_recipe(tmp_path).coverage_build[-2]
+    (tmp_path / "ufomerge").mkdir()  # a flat copy is shallower: it is the one imported
+    (tmp_path / "ufomerge" / "__init__.py").write_text("")
+    assert 'PYTHONPATH="/cov${' in detect_recipe(tmp_path).coverage_build[-2]
 
 
 def test_python_setup_cfg_and_setup_py(tmp_path: Path) -> None:

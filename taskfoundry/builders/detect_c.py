@@ -40,6 +40,13 @@ MAKE_TOOLS = {
     "yacc": "bison",
     "flex": "flex",
 }
+# What `autoreconf` runs besides autoconf, automake and libtool, by the macro that calls for it:
+# libidn2's configure.ac uses gettext's, and autoreconf stopped at "autopoint failed"
+AUTORECONF_TOOLS = {
+    "AM_GNU_GETTEXT": "autopoint",
+    "GTK_DOC_CHECK": "gtk-doc-tools",
+    "IT_PROG_INTLTOOL": "intltool",
+}
 _BSD_MAKE = re.compile(r"^\.(?:if|ifdef|ifndef|ifmake|for|include)\b", re.M)
 _TOOL_USE = re.compile(r"^(?:\t[@+-]*|\w+\s*[:?+]?=[ \t]*)(" + "|".join(MAKE_TOOLS) + r")(?![\w.-])", re.M)
 
@@ -197,6 +204,8 @@ def autotools(repo: Path, exe: str | None, package: str | None) -> Recipe | None
     # environment, and the compilers carry --coverage to every compile and link line
     autoconf = generated or ac is not None
     mk, packages = ("make", []) if autoconf else make_program(read(repo / "Makefile"))
+    if prepare:
+        packages = [*packages, *autoreconf_packages(read(ac) if ac else "")]
     configure_cov = f"./configure {opts} {cov}".replace("  ", " ")
     if not autoconf:
         configure_cov += f" || CC='cc --coverage' CXX='c++ --coverage' {cov} ./configure"
@@ -215,6 +224,12 @@ def autotools(repo: Path, exe: str | None, package: str | None) -> Recipe | None
         coverage_executable="executable",
         packages=packages,
     )
+
+
+def autoreconf_packages(configure_ac: str) -> list[str]:
+    """Debian packages `autoreconf -fi` needs for the macros `configure_ac` calls."""
+    calls = set(re.findall(r"^\s*(\w+)", configure_ac, re.M))
+    return [pkg for macro, pkg in AUTORECONF_TOOLS.items() if macro in calls]
 
 
 def _stale(repo: Path, configure: Path) -> bool:

@@ -120,7 +120,8 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
     """
     module, func = entry.split(":")
     top = module.split(".")[0]
-    root = f"{COV_ROOT}/src" if any((repo / "src" / n).exists() for n in (top, f"{top}.py")) else COV_ROOT
+    where = import_root(repo, top)
+    root = f"{COV_ROOT}/{where}" if where else COV_ROOT
     boot = (
         f"import sys\nimport {module} as _m\nfrom functools import reduce\n"
         f"sys.exit(reduce(getattr, {func.split('.')!r}, _m)())\n"
@@ -138,6 +139,34 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
         f"cat > executable <<'TF_EOF'\n{wrapper}TF_EOF",
         "chmod 0755 executable",
     ]
+
+
+_NOT_SOURCE = {"tests", "test", "build", "dist", "docs", "doc", "examples", "node_modules"}
+
+
+def import_root(repo: Path, top: str) -> str:
+    """The directory, relative to `repo`, that holds the package `top` (`src`, fontTools'
+    `Lib`, or "" for the tree itself): the shallowest, so the coverage run imports the source
+    there and not the copy pip installed (ufomerge's Lib/ layout measured nothing)."""
+    level = [repo]
+    for _ in range(3):
+        found = sorted(d for d in level if _holds(d, top))
+        if found:
+            rel = found[0].relative_to(repo).as_posix()
+            return "" if rel == "." else rel
+        level = [
+            d
+            for parent in level
+            for d in sorted(parent.iterdir())
+            if d.is_dir() and not d.name.startswith(".") and d.name not in _NOT_SOURCE
+        ]
+    return ""
+
+
+def _holds(where: Path, top: str) -> bool:
+    """A module `top.py` or a package `top/` of Python files (a namespace package has no
+    __init__.py) directly in `where`."""
+    return (where / f"{top}.py").is_file() or any((where / top).glob("*.py"))
 
 
 def console_scripts(repo: Path) -> dict[str, str]:

@@ -32,7 +32,39 @@ def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         coverage_build=[f"RUSTFLAGS='-C instrument-coverage' cargo build {flags} --target-dir target/cov"],
         executable=f"target/release/{name}",
         coverage_executable=f"target/cov/debug/{name}",
+        packages=sys_packages(read(repo / "Cargo.lock")),
     )
+
+
+# -sys crates that link a system library and find it with pkg-config, and the Debian package
+# with its headers (ripcalc: "openssl-sys: Could not find directory of OpenSSL installation").
+# Crates that build a bundled copy when the library is missing (libz-sys, zstd-sys) are absent.
+SYS_PACKAGES = {
+    "openssl-sys": "libssl-dev",
+    "libsqlite3-sys": "libsqlite3-dev",
+    "curl-sys": "libcurl4-openssl-dev",
+    "libdbus-sys": "libdbus-1-dev",
+    "alsa-sys": "libasound2-dev",
+    "libudev-sys": "libudev-dev",
+    "pq-sys": "libpq-dev",
+    "libsodium-sys": "libsodium-dev",
+    "libseccomp-sys": "libseccomp-dev",
+    "libusb1-sys": "libusb-1.0-0-dev",
+    "glib-sys": "libglib2.0-dev",
+    "cairo-sys-rs": "libcairo2-dev",
+    "pango-sys": "libpango1.0-dev",
+    "gtk-sys": "libgtk-3-dev",
+    "gtk4-sys": "libgtk-4-dev",
+    "yeslogic-fontconfig-sys": "libfontconfig-dev",
+    "pcap": "libpcap-dev",
+    "clang-sys": "libclang-dev",
+}
+
+
+def sys_packages(lock: str) -> list[str]:
+    """Debian packages for the -sys crates a Cargo.lock holds (`SYS_PACKAGES`)."""
+    crates = set(re.findall(r'^name = "([\w.-]+)"', lock, re.M))
+    return sorted({pkg for crate, pkg in SYS_PACKAGES.items() if crate in crates})
 
 
 def cargo_bins(crate: Path, data: dict[str, Any]) -> list[str]:
