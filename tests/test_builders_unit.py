@@ -127,6 +127,9 @@ def test_pick_helpers() -> None:
     assert norm("My_Tool.cli") == "my-tool-cli"
     assert choose(["a", "my_tool"], None, [None, "My-Tool"], "x") == "my_tool"
     assert choose(["getfacl", "setfacl"], None, ["acl"], "configure") == "getfacl"  # the first listed
+    scripts = ["densify_Bragg", "eiger2cbf", "fabio-convert", "fabio_viewer"]
+    assert choose(scripts, None, [None, "fabio"], "x") == "fabio-convert"  # named after the package
+    assert choose([*scripts, "Fabio"], None, [None, "fabio"], "x") == "Fabio"  # its very name first
     assert "find _build -type f -perm -u+x -name 'prog'" in copy_built("_build", "prog")
 
 

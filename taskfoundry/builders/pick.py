@@ -45,16 +45,18 @@ def norm(name: str) -> str:
 
 def choose(candidates: list[str], want: str | None, names: Iterable[str | None], what: str) -> str:
     """The program to build: `want` if asked for; else the candidate named like one of `names`
-    (package, project); else the first listed, with a warning naming the others (a source
-    found by discovery has nobody to ask: acl builds chacl, getfacl and setfacl)."""
+    (package, project), else one named after it (`fabio-convert`); else the first listed, with
+    a warning naming the others (a source found by discovery has nobody to ask: acl builds
+    chacl, getfacl and setfacl)."""
     if want:
         if candidates and want not in candidates:
             raise BuildError(f"{what}: no program {want!r} (found: {', '.join(candidates)})")
         return want
     if not candidates:
         raise BuildError(f"{what}: builds no program")
-    for name in names:
-        hits = [c for c in candidates if name and norm(c) == norm(name)]
+    wanted = [norm(n) for n in names if n]
+    for named in (lambda c, n: c == n, lambda c, n: c.startswith(n + "-")):
+        hits = [c for n in wanted for c in candidates if named(norm(c), n)]
         if hits:
             return hits[0]
     if len(set(candidates)) > 1:
