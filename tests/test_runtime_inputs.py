@@ -210,6 +210,35 @@ def test_a_regress_directory_holds_sample_inputs(tmp_path: Path) -> None:
     assert list(sample_files(tmp_path)) == ["regress/emphasis.md"]
 
 
+def test_a_program_named_for_a_format_its_tree_lacks_gets_documents_of_it(tmp_path: Path) -> None:
+    """xml-rs ships no XML: xml-analyze was fed none and kept 39 tests. Parsed here, each
+    drawn document is one of the format, and the same seed draws the same ones."""
+    import configparser
+    import json
+    import xml.dom.minidom
+
+    from taskfoundry.kinds.program.testgen.inputs import build_corpus
+
+    corpus = build_corpus(tmp_path, {"xml-analyze"}, seed=3, usage=["Usage: xml-analyze [OPTIONS] <FILE>"])
+    docs = {n: t for n, t in corpus.files.items() if n.endswith(".xml")}
+    assert len(docs) == 8 and len(set(docs.values())) > 4
+    assert all(xml.dom.minidom.parseString(t.encode()) for t in docs.values())
+    assert docs == {n: t for n, t in build_corpus(tmp_path, {"xml-analyze"}, seed=3).files.items()}
+    ini = build_corpus(tmp_path, {"tox-ini-fmt"}, usage=["usage: tox-ini-fmt [-h] tox_ini"]).files
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    for text in ini.values():
+        parser.read_string(text)
+    assert len(ini) == 8 and all(n.endswith(".ini") for n in ini)
+    assert all(
+        json.loads(t) is not ... for t in build_corpus(tmp_path, {"jq"}, usage=["jq - JSON"]).files.values()
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "one.xml").write_text("<a/>\n")  # the tree's own: nothing drawn
+    assert list(build_corpus(tmp_path, {"xml-analyze"}).files) == ["tests/one.xml"]
+    hexyl = build_corpus(tmp_path, {"hexyl"}, usage=["hexyl [OPTIONS] [FILE]\n--format json"]).files
+    assert list(hexyl) == ["tests/one.xml"]  # JSON as an option's value, not in its name or usage line
+
+
 def test_a_constant_mutants_two_values_are_tried_as_a_number_and_as_a_character() -> None:
     from taskfoundry.kinds.program.mutate.guided import boundary_values, neighbours
     from taskfoundry.mutation.operators import Mutant

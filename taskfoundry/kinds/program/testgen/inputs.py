@@ -85,6 +85,9 @@ _NUMERIC = (
     "MAX",
     "MIN",
 )
+# formats a program may be named for, whose documents the explorer draws (strategies.DOCUMENTS)
+_FORMAT_SUFFIXES = (".xml", ".json", ".ini")
+FORMAT_SAMPLES = 8
 _NAMED_DATA = ("FILE", "FONT", "STYLE", "THEME", "NAME", "PATH", "DICT", "MAP", "TABLE")
 _INLINE_VALUE = re.compile(r"(?<![\w-])(--?[\w-]+)=([^\s,;`'\"]+)")  # "--length=4KiB" in help
 _STRINGY = ("STR", "TEXT", "JSON", "INPUT", "EXPR", "PATTERN", "MSG", "MESSAGE", "QUERY", "DATA")
@@ -162,10 +165,13 @@ def readme_examples(
 
 def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
     # hypothesis is imported here, not at the top: the config (and so every command) reaches this module
-    from taskfoundry.kinds.program.testgen.strategies import BYTES, NUMBERS, TEXT, draw, table_text
+    from taskfoundry.kinds.program.testgen.strategies import BYTES, DOCUMENTS, NUMBERS, TEXT, draw, table_text
 
     pages = [page.read_text(errors="replace") for page in manpage.man_pages(repo)]
     corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage, pages))
+    for suffix in named_formats(names, usage or [], {Path(n).suffix for n in corpus.files}):
+        docs = draw(DOCUMENTS[suffix], FORMAT_SAMPLES, seed)
+        corpus.files |= {f"gen/{i}{suffix}": doc for i, doc in enumerate(docs)}
     corpus.numbers = draw(NUMBERS, 24, seed)
     width = len(_header_words(corpus)) or 3
     corpus.texts = draw(TEXT, 16, seed) + draw(table_text(width), 16, seed)
@@ -179,6 +185,15 @@ def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | 
             if arg.startswith("-") and not argv[i + 1].startswith("-"):
                 corpus.option_values.setdefault(arg, []).append(argv[i + 1])
     return corpus
+
+
+def named_formats(names: set[str], usage: list[str], shipped: set[str]) -> list[str]:
+    """Suffixes of the formats a program's name or usage line names (xml-analyze, `tox-ini-fmt
+    [-h] tox_ini`) that no sample file has: xml-rs ships no XML, and its explorer fed it none."""
+    heads = [text.strip().splitlines()[0] for text in usage if text.strip()]
+    words = {w.lower() for text in [*names, *heads] for w in re.split(r"[^A-Za-z0-9]+", text)}
+    suffixes = (f".{w}" for w in sorted(words))
+    return [s for s in suffixes if s in _FORMAT_SUFFIXES and s not in shipped]
 
 
 def values_for(opt: Option, corpus: Corpus, rng: random.Random) -> list[str]:
