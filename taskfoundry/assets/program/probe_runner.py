@@ -116,6 +116,18 @@ def snapshot(workdir, cap):
     return found
 
 
+# the coverage runtime writes its data in the program's own process, under its file-size limit:
+# bmap-rs's profraw (tokio, reqwest) passed 1 MB and every coverage run died of SIGXFSZ
+COVERAGE_FILE_CAP = 1 << 30
+
+
+def file_cap(job, covdir):
+    """The largest file a program may write: four times the output cap, or, when its
+    coverage data is collected, what that data may grow to."""
+    cap = job["output_cap"] * 4
+    return max(cap, COVERAGE_FILE_CAP) if covdir else cap
+
+
 def run_probe(job, probe, workdir, covdir):
     os.makedirs(workdir)
     write_inputs(workdir, probe.get("files", {}))
@@ -129,7 +141,7 @@ def run_probe(job, probe, workdir, covdir):
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # argv[0] as the worker's program sees it, so usage and error lines name the same path
         argv0 = job.get("argv0") or job["executable"]
-        with Limited(job["output_cap"] * 4):
+        with Limited(file_cap(job, covdir)):
             proc = subprocess.Popen(
                 [argv0, *probe["args"]],
                 executable=job["executable"],
