@@ -199,6 +199,47 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
     assert (again.image, again.built) == (res.image, False)
 
 
+GENERATING_SETUP = """\
+import os
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class Generate(build_py):  # a module the build writes, as setuptools_scm and meson-python do
+    def run(self):
+        super().run()
+        with open(os.path.join(self.build_lib, "greet", "_version.py"), "w") as out:
+            out.write("version = '1.0'\\n")
+
+
+setup(
+    name="greet",
+    version="1.0",
+    packages=["greet"],
+    package_dir={"": "Lib"},
+    cmdclass={"build_py": Generate},
+    entry_points={"console_scripts": ["greet = greet.cli:main"]},
+)
+"""
+
+
+def test_a_python_package_the_build_completes_is_measured_in_its_tree(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """fabio's build writes fabio/version.py: imported from the tree alone, every coverage
+    run stopped at "No module named 'fabio.version'". ufomerge keeps its package in Lib/."""
+    files = {
+        "setup.py": GENERATING_SETUP,
+        "pyproject.toml": "[build-system]\nrequires = ['setuptools>=61']\n"
+        "build-backend = 'setuptools.build_meta'\n",
+        "Lib/greet/__init__.py": "",
+        "Lib/greet/cli.py": "import sys\nfrom greet._version import version\n\n\ndef main():\n"
+        "    print(f'hello, {sys.argv[1]}')\n",
+    }
+    res = _build(tmp_path, files, docker_client, base_image)
+    _check(docker_client, res, "Lib/greet/cli.py")
+
+
 def test_a_debian_source_builds_with_its_build_depends_the_base_has(
     tmp_path: Path, docker_client: Any, base_image: str
 ) -> None:

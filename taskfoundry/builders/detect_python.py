@@ -112,6 +112,24 @@ def _unpacking_main(entry: str) -> str:
     return _MAIN.replace("{module}", module).replace("{attrs!r}", repr(func.split(".")))
 
 
+# The source tree the coverage run imports from made whole: what the build made and the tree
+# lacks (fabio's meson-python wrote fabio/version.py and compiled its extensions; the run
+# stopped at "No module named 'fabio.version'") copied in from the installed package.
+_COMPLETE = """\
+import importlib.util, os, shutil
+spec = importlib.util.find_spec("{top}")
+for base in (spec.submodule_search_locations or []) if spec else []:
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), base)
+            dest = os.path.join("{root}", "{top}", rel)
+            if not name.endswith(".pyc") and not os.path.exists(dest):
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                shutil.copy2(os.path.join(folder, name), dest)
+"""
+
+
 def _cov_wrapper(repo: Path, entry: str) -> list[str]:
     """Commands writing `executable`: the entry point under `coverage run`, sources from here.
 
@@ -122,6 +140,7 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
     top = module.split(".")[0]
     where = import_root(repo, top)
     root = f"{COV_ROOT}/{where}" if where else COV_ROOT
+    built = _COMPLETE.replace("{top}", top).replace("{root}", root)
     boot = (
         f"import sys\nimport {module} as _m\nfrom functools import reduce\n"
         f"sys.exit(reduce(getattr, {func.split('.')!r}, _m)())\n"
@@ -135,6 +154,7 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
         f'{COV_VENV}/executable "$@"\n'
     )
     return [
+        f"{COV_VENV}/bin/python -I - <<'TF_EOF'\n{built}TF_EOF",
         f"cat > {COV_VENV}/executable <<'TF_EOF'\n{boot}TF_EOF",
         f"cat > executable <<'TF_EOF'\n{wrapper}TF_EOF",
         "chmod 0755 executable",
