@@ -118,7 +118,11 @@ def _unpacked(archive):
 def _place(zf, tmp, key, where, alone):
     for name in os.listdir(tmp) if alone else []:  # this uid's copies a killed run left unfinished
         path = os.path.join(tmp, name)
-        if name.startswith(".tf-app-" + key + "-") and os.stat(path).st_uid == os.getuid():
+        try:  # another uid's copy may be renamed into place meanwhile
+            mine = name.startswith(".tf-app-" + key + "-") and os.lstat(path).st_uid == os.getuid()
+        except OSError:
+            mine = False
+        if mine:
             shutil.rmtree(path, ignore_errors=True)
     part = tempfile.mkdtemp(prefix=".tf-app-" + key + "-", dir=tmp)
     _unpack(zf, part)
