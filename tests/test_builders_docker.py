@@ -98,8 +98,12 @@ def test_meson_cpp(tmp_path: Path, docker_client: Any, base_image: str) -> None:
 
 
 def test_autotools(tmp_path: Path, docker_client: Any, base_image: str) -> None:
+    """Both files define `greet_calls` through the header, as C before GCC 10 did (autogen's
+    `option_usage_fp`): the link needs -fcommon in both builds ("multiple definition")."""
     files = {
         **FILES,
+        "src/greet.h": "void greet(const char *who);\nint greet_calls;\n",
+        "src/greet.c": '#include "greet.h"\n' + LIB_C,
         "configure.ac": "AC_INIT([greet], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\n"
         "AC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n",
         "Makefile.am": "bin_PROGRAMS = greet\ngreet_SOURCES = src/main.c src/greet.c src/greet.h\n",
