@@ -132,6 +132,8 @@ def _reports(
     save_json(reports / "coverage_generated.json", gen.coverage)
     save_json(reports / "leak.json", clean.leak)
     save_json(reports / "assets.json", clean.assets)
+    if clean.docs_left_out:
+        atomic.write_json(reports / "docs_left_out.json", clean.docs_left_out)
     if clean.integrity is not None:
         save_json(reports / "integrity.json", clean.integrity)
     if filt.mutation is not None:

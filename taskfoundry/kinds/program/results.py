@@ -20,6 +20,9 @@ class CleanroomStage(BaseModel):
     leak: LeakReport
     assets: AssetReport = Field(default_factory=AssetReport, description="test assets kept, dropped")
     integrity: IntegrityReport | None = Field(None, description="the worker's attacks on the gold")
+    docs_left_out: dict[str, str] = Field(
+        default_factory=dict, description="the tree's docs not shipped, as they hold source: path -> why"
+    )
 
     def outside(self) -> Outside:
         return Outside(images=(self.image,))

@@ -82,6 +82,7 @@ def scan(
     gold_readable: bool = False,
     allowed: dict[str, str] | None = None,
     pristine: Pristine | None = None,
+    index: shingles.SourceIndex | None = None,
 ) -> LeakReport:
     """Scan the running container `sandbox` of `image`; `source` (the original tree) enables
     the content and verbatim-run checks. `gold_readable`: a source-visible task, whose gold
@@ -90,19 +91,21 @@ def scan(
     exempt from the source-copy check at exactly that path with exactly those bytes.
     `pristine`: only for a container nothing has changed (the cleanroom stage's); the walk
     then lists the base's directories from the listing instead of the file system (every
-    check still runs on every file)."""
+    check still runs on every file). `index`: `source`'s shingle index, when the caller made it."""
     cfg = config or LeakScanConfig()
     start = time.monotonic()
     with ThreadPoolExecutor(1) as pool:
         # the source's shingle index is made on the host while the container walks
-        indexing = pool.submit(shingles.build_index, source, cfg.shingle_tokens) if source else None
+        indexing = (
+            pool.submit(shingles.build_index, source, cfg.shingle_tokens) if source and not index else None
+        )
         remote_cfg = {
             "gold_mode": 0o755 if gold_readable else 0o111,
             "allowed": allowed or {},
             "source_hashes": source_hashes(source) if source else {},
         }
         remote, texts = _run_remote(sandbox, gold_sha256, remote_cfg, cfg, pristine)
-        index = indexing.result() if indexing else None
+        index = indexing.result() if indexing else index
     findings = [LeakFinding(**f) for f in remote["findings"]]
     findings += text_findings(texts, index, cfg.max_parse_error_ratio)
     findings.sort(key=lambda f: (f.path, f.kind))

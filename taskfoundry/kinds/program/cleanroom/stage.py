@@ -13,12 +13,13 @@ import docker
 from taskfoundry.builders.build import GOLD
 from taskfoundry.errors import LeakError
 from taskfoundry.images.build import layers_key
-from taskfoundry.kinds.program.cleanroom import leakscan, runtime
+from taskfoundry.kinds.program.cleanroom import leakscan, runtime, shingles
 from taskfoundry.kinds.program.cleanroom.assets import select_assets
 from taskfoundry.kinds.program.cleanroom.docs import collect_docs, reference_note, usage_docs
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
 from taskfoundry.kinds.program.cleanroom.integrity import check_integrity
+from taskfoundry.kinds.program.cleanroom.leakscan import LeakScanConfig
 from taskfoundry.kinds.program.results import CleanroomStage
 from taskfoundry.kinds.program.settings import CleanroomSettings
 from taskfoundry.kinds.program.testgen.help import capture_usage
@@ -41,8 +42,10 @@ def cleanroom_stage(
         usage = capture_usage(box, GOLD, settings.usage_timeout)
         gold = box.get_file(GOLD)
         data = _runtime_data(box)
+    index = shingles.build_index(src.path, LeakScanConfig().shingle_tokens)
+    own, left_out = without_leaks(collect_docs(src.path), index)
     docs = {
-        **collect_docs(src.path),
+        **own,
         **usage_docs(usage, build.program),
         **reference_note(REFERENCE_EXECUTABLE),
     }
@@ -71,6 +74,7 @@ def cleanroom_stage(
             gold_readable=visible,
             allowed={**kept.allowed(WORKSPACE), **runtime.allowed(data)},
             pristine=pristine,
+            index=index,
         )
     integrity = check_integrity(client, tag, linkage(gold), source_visible=visible)
     if integrity.verdict == "instrumentable":
@@ -80,7 +84,27 @@ def cleanroom_stage(
             integrity.linkage,
             ", ".join(integrity.succeeded()),
         )
-    return CleanroomStage(image=tag, built=built, usage=usage, leak=leak, assets=kept, integrity=integrity)
+    return CleanroomStage(
+        image=tag,
+        built=built,
+        usage=usage,
+        leak=leak,
+        assets=kept,
+        integrity=integrity,
+        docs_left_out=left_out,
+    )
+
+
+def without_leaks(docs: dict[str, str], index: shingles.SourceIndex) -> tuple[dict[str, str], dict[str, str]]:
+    """The tree's docs less those the leak scan would find source in, and why each went: avfs's
+    doc/api-overview quotes its structs, which failed the whole task; a worker's docs say how
+    the program is used, not how it is written."""
+    texts = {path: text.encode() for path, text in docs.items()}
+    findings = leakscan.text_findings(texts, index, LeakScanConfig().max_parse_error_ratio)
+    why = {f.path: f"{f.kind}: {f.evidence}" for f in reversed(findings)}
+    if why:
+        log.warning("docs left out, they hold source: %s", ", ".join(sorted(why)))
+    return {p: t for p, t in docs.items() if p not in why}, why
 
 
 def _runtime_data(box: DockerSandbox) -> dict[str, bytes]:
