@@ -167,11 +167,12 @@ def test_crate_newest_release_the_image_rustc_builds(fake: FakeRegistry, tmp_pat
         resolve_source("crate:democli@9.9.9", tmp_path, _config(fake, tmp_path))
 
 
-# a .dsc's build dependencies as sid writes them: versions, architectures, profiles, alternatives
+# a .dsc's build dependencies as sid writes them: versions, architectures, profiles, alternatives;
+# rustc and cargo are the image's own (rustc-web), never trixie's older rustc in its place
 DEPENDS = (
     "Build-Depends: debhelper-compat (= 13), libpcap-dev [linux-any], pkgconf | pkg-config,\n"
     " python3-sphinx <!nodoc>, zlib1g-dev:native (>= 1:1.2), libcheck-dev <!nocheck>\n"
-    "Build-Depends-Arch: libssl-dev\nBuild-Depends-Indep: texlive-latex-base\n"
+    "Build-Depends-Arch: libssl-dev, cargo:native, rustc:native (>= 1.80)\nBuild-Depends-Indep: texlive-latex-base\n"
 )
 
 

@@ -34,7 +34,7 @@ __all__ = ["COVERAGE", "COV_ROOT", "GOLD", "BuildResult", "build_script", "run_b
 log = logging.getLogger(__name__)
 
 #: rustc of the base image: locking picks crate versions it can build.
-IMAGE_RUST = "1.85"
+IMAGE_RUST = "1.96"
 #: Printed to the build log between the gold and the coverage build.
 GOLD_DONE = "== taskfoundry: gold build done, coverage build next"
 

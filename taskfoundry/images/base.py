@@ -35,9 +35,11 @@ DEFAULT_PACKAGES = [
     "automake",
     "libtool",
     "golang-go",
-    "rustc",
-    "cargo",
-    "llvm",
+    # trixie's rustc-web (1.96, on LLVM 22) in place of its rustc 1.85: let chains (1.88)
+    # stopped debian-lsp, diffutils and protonup-rs; llvm-22's tools read its profiles
+    "rustc-web",
+    "cargo-web",
+    "llvm-22",
     "gcovr",
     "python3",
     "python3-pytest",

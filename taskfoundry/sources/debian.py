@@ -55,8 +55,11 @@ def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     return checkout_release(up, archive, f"debian:{name}", workdir, cache, _patcher(uris, cache))
 
 
-# packaging tools, not what the program builds with
-_PACKAGING = re.compile(r"^(debhelper|debhelper-compat|dh-.*|dpkg-.*|quilt|cdbs|lsb-release|po-debconf)$")
+# packaging tools, not what the program builds with; and the image's own Rust, whose
+# rustc-web `apt-get install rustc` would replace by trixie's older rustc
+_PACKAGING = re.compile(
+    r"^(debhelper|debhelper-compat|dh-.*|dpkg-.*|quilt|cdbs|lsb-release|po-debconf|rustc|cargo)$"
+)
 
 
 def build_depends(dsc: str) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ class CratesConfig(BaseModel):
 
     index: str = Field("https://index.crates.io", description="sparse index URL")
     max_rust_version: str | None = Field(
-        "1.85",
+        "1.96",
         description="newest rustc the build image has: a `crate:NAME` with no version "
         "picks the newest release whose rust-version is not above it",
     )

@@ -11,6 +11,7 @@ import base64
 import glob
 import json
 import os
+import re
 import resource
 import select
 import shutil
@@ -228,15 +229,24 @@ def read_gcov(job, covdir):
     return acc
 
 
+def llvm_tool(name):
+    """`name` of rustc's own LLVM: a profile is read by the LLVM that wrote it (rustc-web 1.96
+    writes LLVM 22's; an older llvm-profdata refuses it), else the one on PATH."""
+    version = sh(["rustc", "-vV"]).stdout if shutil.which("rustc") else ""
+    found = re.search(r"^LLVM version: (\d+)", version, re.M)
+    path = f"/usr/lib/llvm-{found.group(1)}/bin/{name}" if found else ""
+    return path if path and os.path.exists(path) else name
+
+
 def read_llvm(job, covdir):
     acc = ({}, {})
     raws = glob.glob(os.path.join(covdir, "*.profraw"))
     if not raws:
         return acc
     prof = os.path.join(covdir, "merged.profdata")
-    if sh(["llvm-profdata", "merge", "-sparse", "-o", prof, *raws]).returncode != 0:
+    if sh([llvm_tool("llvm-profdata"), "merge", "-sparse", "-o", prof, *raws]).returncode != 0:
         return acc
-    res = sh(["llvm-cov", "export", "-format=lcov", "-instr-profile", prof, job["executable"]])
+    res = sh([llvm_tool("llvm-cov"), "export", "-format=lcov", "-instr-profile", prof, job["executable"]])
     name = None
     for line in res.stdout.splitlines():
         if line.startswith("SF:"):
