@@ -172,7 +172,8 @@ def test_crate_newest_release_the_image_rustc_builds(fake: FakeRegistry, tmp_pat
 DEPENDS = (
     "Build-Depends: debhelper-compat (= 13), libpcap-dev [linux-any], pkgconf | pkg-config,\n"
     " python3-sphinx <!nodoc>, zlib1g-dev:native (>= 1:1.2), libcheck-dev <!nocheck>\n"
-    "Build-Depends-Arch: libssl-dev, cargo:native, rustc:native (>= 1.80)\nBuild-Depends-Indep: texlive-latex-base\n"
+    "Build-Depends-Arch: libssl-dev, cargo:native, rustc:native (>= 1.80)\n"
+    "Build-Depends-Indep: texlive-latex-base\n"
 )
 
 
