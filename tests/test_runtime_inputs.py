@@ -7,12 +7,13 @@ import base64
 import gzip
 import io
 import random
+import time
 import zipfile
 import zlib
 from pathlib import Path
 
 from taskfoundry.kinds.program.settings import ExplorerConfig
-from taskfoundry.kinds.program.testgen.explorer import Explorer
+from taskfoundry.kinds.program.testgen.explorer import Explorer, Kept
 from taskfoundry.kinds.program.testgen.inputs import Corpus, values_for
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.kinds.program.testgen.runtime_inputs import data_dirs, data_names, variants
@@ -125,6 +126,18 @@ def test_probe_budget_grows_while_coverage_grows() -> None:
     assert _spent(config, runs=800, last_gain=650) == "probes"  # 150 probes without a new line
     assert _spent(config, runs=3000, last_gain=3000) == "probes"  # the ceiling: 600 × 5
     assert _spent(ExplorerConfig(max_probes=40, patience=0), runs=40, last_gain=40) == "probes"
+
+
+def test_the_time_budget_counts_checking_the_kept_tests_on_the_gold() -> None:
+    """ufomerge: 3 s a probe, and after exploring the gold ran every kept test twice; the source's
+    30 minutes ran out in generate. 100 probes in 300 s: 50 kept need 300 s more, 100 kept 600."""
+    explorer = Explorer(ExplorerConfig(max_seconds=900), RunnerJob(executable="/bin/true"), "/bin/true")
+    explorer.state.probes_run = 100
+    start = time.monotonic() - 300
+    explorer.state.kept = [Kept(Probe((str(i),)), _outcome("x\n", {1}), "f") for i in range(50)]
+    assert not explorer._budget_spent(start)
+    explorer.state.kept *= 2
+    assert explorer._budget_spent(start) and explorer.state.exhausted == "time"
 
 
 def _outcome(text: str, lines: set[int]) -> Outcome:

@@ -87,7 +87,9 @@ class ExplorerConfig(BaseModel):
         description="past max_probes, go on until max_probes × this probes in a row reach no new line",
     )
     growth: float = Field(5.0, description="probes run at most: max_probes × this, however coverage grows")
-    max_seconds: float = Field(900, description="wall-time budget of exploration")
+    max_seconds: float = Field(
+        900, description="wall-time budget of exploration and of checking the kept tests on the gold"
+    )
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
     max_tests: int = Field(1000, description="tests kept at most")

@@ -173,13 +173,22 @@ class Explorer:
             runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
         ):
             self.state.exhausted = "probes"
-        elif time.monotonic() - start >= cfg.max_seconds:
+        elif (elapsed := max(time.monotonic() - start, 0.0)) + self._verify_seconds(
+            elapsed
+        ) >= cfg.max_seconds:
             self.state.exhausted = "time"
         elif self.state.total and self.state.line_rate() >= cfg.coverage_target:
             self.state.exhausted = "coverage_target"
         elif len(self.state.kept) >= cfg.max_tests:
             self.state.exhausted = "tests"
         return self.state.exhausted is not None
+
+    def _verify_seconds(self, elapsed: float) -> float:
+        """What `_verify_on_gold` will take: every kept test twice, each at most as long as a probe
+        of the coverage build so far. The budget counts it: ufomerge's probes of 3 s (fontTools
+        under coverage) ran generate past a 30-minute limit after exploring had stopped."""
+        runs = self.state.probes_run
+        return 2 * len(self.state.kept) * elapsed / runs if runs else 0.0
 
     def _batches(self, candidates: Iterator[Probe]) -> Iterator[list[Probe]]:
         batch: list[Probe] = []
