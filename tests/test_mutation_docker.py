@@ -395,6 +395,14 @@ GUARD_CASES = [
     ("hang", "sleep 30", (124, "timeout", "")),
     ("flood", "yes", (125, "flood", None)),
     ("signal", "kill -SEGV $$", (-11, "", "")),
+    # a file past the cap: stopped, unless the program raises its own (soft) limit to the hard
+    # one first, as a Python gold unpacking 185 MB of its own files does (fabio)
+    ("file cap", "head -c 200000 /dev/zero > /tmp/g/big || echo capped", (0, "", "capped\n")),
+    (
+        "own files",
+        "ulimit -S -f unlimited 2>/dev/null; head -c 200000 /dev/zero > /tmp/g/big && echo wrote",
+        (0, "", "wrote\n"),
+    ),
 ]
 
 
