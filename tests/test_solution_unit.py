@@ -38,3 +38,24 @@ def test_solution_tarball_has_the_tree_deps_and_compile_sh(tmp_path: Path) -> No
         assert tar.getmember("compile.sh").mode == 0o755
     assert {"src/main.c", "compile.sh", f"{DEPS_DIR}/cargo/config.toml"} <= names
     assert not any(n.startswith(".git") for n in names)
+
+
+def test_a_dependency_with_a_long_name_lands_under_the_deps_folder(tmp_path: Path) -> None:
+    """dirsearch: Docker's archive names a 113-character wheel in a PAX header, and tarfile lets
+    a PAX `path` outrank the member's name: the copy kept `./wheels/charset_normalizer-…`, and
+    the reference's offline pip install found no charset_normalizer (graded 0.0)."""
+    wheel = (
+        "./wheels/charset_normalizer-3.5.3-cp313-cp313-"
+        "manylinux1_x86_64.manylinux_2_28_x86_64.manylinux_2_5_x86_64.whl"
+    )
+    deps = io.BytesIO()
+    with tarfile.open(fileobj=deps, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name in (wheel, "./wheels/short.whl"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"PK"))
+    data = solution_tarball(tmp_path, "#!/bin/sh\n", deps.getvalue())
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        names = set(tar.getnames())
+    assert {f"{DEPS_DIR}/{wheel[2:]}", f"{DEPS_DIR}/wheels/short.whl"} <= names, names
+    assert not any(n.startswith(("./", "wheels/")) for n in names), names

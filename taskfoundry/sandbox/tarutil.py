@@ -9,6 +9,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 
+def renamed(member: tarfile.TarInfo, name: str) -> tarfile.TarInfo:
+    """`member` named `name` when written again. A PAX `path` outranks the name as tarfile
+    writes a member, and Docker's archives carry one for a name past 100 characters: dirsearch's
+    charset_normalizer wheel kept its old place and the reference's offline install failed."""
+    member.name = name
+    member.pax_headers = {k: v for k, v in member.pax_headers.items() if k != "path"}
+    return member
+
+
 def tar_dir(src: Path, arcname: str) -> bytes:
     """Tar `src` (recursively) under the name `arcname`."""
     buf = io.BytesIO()

@@ -18,6 +18,7 @@ from docker.errors import APIError
 from taskfoundry.errors import SandboxError
 from taskfoundry.images.build import read_image_path
 from taskfoundry.layout import DEPS
+from taskfoundry.sandbox.tarutil import renamed
 
 DEPS_DIR = ".tf-deps"
 _HEADER = """#!/bin/sh
@@ -87,8 +88,10 @@ def _copy_members(tar: bytes, dst: tarfile.TarFile, prefix: str) -> None:
             name = member.name.removeprefix("./").strip("/")
             if not name:
                 continue
-            member.name = prefix + name
-            dst.addfile(_anonymous(member), src.extractfile(member) if member.isfile() else None)
+            dst.addfile(
+                _anonymous(renamed(member, prefix + name)),
+                src.extractfile(member) if member.isfile() else None,
+            )
 
 
 def image_deps(client: docker.DockerClient, image: str) -> bytes | None:

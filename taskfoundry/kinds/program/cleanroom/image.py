@@ -25,6 +25,7 @@ from taskfoundry.errors import ImageError
 from taskfoundry.images.build import image_exists
 from taskfoundry.images.layer import load_layer_image
 from taskfoundry.layout import REFERENCE_DIR, REFERENCE_EXECUTABLE, WORKSPACE
+from taskfoundry.sandbox.tarutil import renamed
 
 __all__ = ["WORKSPACE", "build_cleanroom", "layer_roots", "workspace_layer"]
 
@@ -157,7 +158,7 @@ def _add_runtime(tar: tarfile.TarFile, runtime_data: bytes) -> None:
             handle = src.extractfile(member) if member.isfile() else None
             if handle is None:
                 continue
-            member.name = member.name.lstrip("./")
+            renamed(member, member.name.lstrip("./"))
             member.uid = member.gid = 0
             member.uname = member.gname = "root"
             tar.addfile(member, handle)
