@@ -17,9 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from taskfoundry.evaluate.cli import eval_command
+from taskfoundry.grading import scripts
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.sandbox import LABEL, GradingSandbox
+from taskfoundry.grading.scripts import PYTEST_STEERING
 from taskfoundry.grading.summary import score_task
 from taskfoundry.grading.task import TaskSpec, evaluate_task, load_task
 from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
@@ -330,6 +332,37 @@ def test_pytest_shadowing_files_are_ignored(mini: TaskSpec, docker_client, tmp_p
     assert result.error_code is None
     assert_never_passes(mini, result)
     assert any(t.status == "failure" for t in result.test_results)
+
+
+# the grader's pytest imports a package `__init__.py` at its rootdir (the workspace) while it
+# collects (dirsearch's own tree has one: its reference graded 0.0); code there runs as the
+# grader, before any test, and can mark every report passed
+FORGING_INIT = (
+    "from _pytest.reports import TestReport\n"
+    "_made = TestReport.from_item_and_call.__func__\n"
+    "def _passed(cls, item, call):\n"
+    "    rep = _made(cls, item, call)\n"
+    "    rep.outcome, rep.longrepr = 'passed', None\n"
+    "    return rep\n"
+    "TestReport.from_item_and_call = classmethod(_passed)\n"
+)
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_a_package_init_at_the_workspace_root_does_not_run_in_the_grader(
+    mini: TaskSpec, docker_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, defence: str
+) -> None:  # type: ignore[no-untyped-def]
+    if defence == "off":
+        monkeypatch.setattr(
+            scripts, "PYTEST_STEERING", tuple(n for n in PYTEST_STEERING if n != "__init__.py")
+        )
+    files: dict[str, bytes | str] = {"__init__.py": FORGING_INIT, **compile_sh(FAIL_EXE)}
+    result = grade(mini, docker_client, submission(tmp_path, files))
+    if defence == "on":
+        assert result.error_code is None
+        assert_never_passes(mini, result)
+    else:  # the attack is real: without the scrub every test of the failing program passes
+        assert rate(mini, result) == 1.0
 
 
 # -- the command ----------------------------------------------------------------------

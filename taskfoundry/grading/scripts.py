@@ -42,9 +42,11 @@ TESTS_LOG = "/tmp/tf-tests.log"
 
 # Files in the workspace root that pytest would read (configuration, conftest) and the
 # suite's own directory: removed before a branch's suite goes in, so a submission cannot
-# steer the hidden suite's run.
+# steer the hidden suite's run. `__init__.py` too: pytest imports the rootdir's package
+# while it collects, as the grader (dirsearch's tree has one).
 PYTEST_STEERING = (
     "eval",
+    "__init__.py",
     "conftest.py",
     "pytest.ini",
     ".pytest.ini",
