@@ -138,6 +138,17 @@ def test_an_outcome_showing_today_s_date_is_no_exact_output_test() -> None:
     assert not outcome(go).writable  # how the gold was built: no rebuild prints it back
 
 
+def test_an_outcome_naming_where_the_python_gold_unpacked_itself_is_no_test() -> None:
+    """dirsearch prints its own install path, `/tmp/tf-app-<content key>/...`: the reference
+    rebuilt in the cleanroom unpacks under another key (graded 0.98 on those tests alone), and
+    so would any rebuild."""
+    key = "3f2a9c0d1e4b5a6978c0d1e2"
+    said = f"Config file not found: /tmp/tf-app-{key}/dirsearch/config.ini\n"
+    assert not Outcome(2, "", said, False, False, {}).writable
+    assert not Outcome(0, "", "", False, False, {"report.txt": said}).writable  # in a file it wrote
+    assert Outcome(0, "see /tmp/tf-app-notes\n", "", False, False, {}).writable  # no key: not the unpack
+
+
 def _pytest(tmp_path, files: dict[str, str], program: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
     tests = tmp_path / "eval" / "tests"
     tests.mkdir(parents=True, exist_ok=True)
