@@ -17,6 +17,7 @@ import pytest
 
 from taskfoundry.errors import SourceError, SourceUnavailable
 from taskfoundry.sources import SourceConfig, resolve_source
+from taskfoundry.sources.debian import build_depends
 from taskfoundry.sources.registry import CratesConfig, DebianConfig, PyPIConfig
 
 
@@ -243,6 +244,18 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
         resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
     with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):
         resolve_source("debian:nothere", tmp_path, _config(fake, tmp_path))
+
+
+def test_a_source_building_gobject_introspection_data_gets_its_tools() -> None:
+    """folks' sid Build-Depends name `gir1.2-*-dev` packages, which on trixie do not bring
+    `g-ir-compiler` (meson: "Program 'g-ir-compiler' not found"): the tools are added."""
+    dsc = (
+        "Source: folks\nBuild-Depends: debhelper-compat (= 13),\n gir1.2-gee-0.8-dev,\n"
+        " libglib2.0-dev (>= 2.58),\n meson,\n valac\nBinary: folks-tools\n"
+    )
+    tools = ("gobject-introspection", "libgirepository1.0-dev")
+    assert build_depends(dsc) == ("gir1.2-gee-0.8-dev", "libglib2.0-dev", "meson", "valac", *tools)
+    assert build_depends(dsc.replace("gir1.2-gee-0.8-dev", "libgee-0.8-dev"))[-1] == "valac"  # no GIR: none
 
 
 def test_unknown_prefix_lists_the_providers(tmp_path: Path) -> None:

@@ -86,6 +86,21 @@ def test_synopsis_groups_of_a_non_gnu_program() -> None:
     assert by_name["-c"].metavar is None
 
 
+def test_the_bare_flags_of_synopsis_forms() -> None:
+    """acl's chacl prints one form a line and no option table: its flags are the forms'."""
+    text = """Usage:
+\texecutable acl pathname...
+\texecutable -b acl dacl pathname...
+\texecutable -d dacl pathname...
+\texecutable -R pathname...
+\texecutable -l pathname...\t[not IRIX compatible]
+usage: other [-x] -y|--zed FILE -- rest
+"""
+    names = [o.name for o in parse_usage(text).options]
+    assert names == ["-b", "-d", "-R", "-l", "-x", "-y", "--zed"]
+    assert all(o.metavar is None for o in parse_usage(text).options)
+
+
 def test_synopsis_does_not_duplicate_table_options() -> None:
     text = "usage: tool [-n N] [-v]\n\n  -n N   count\n  -v     verbose\n"
     assert [o.name for o in parse_usage(text).options] == ["-n", "-v"]

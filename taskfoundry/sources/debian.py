@@ -75,7 +75,16 @@ def build_depends(dsc: str) -> tuple[str, ...]:
         match = re.match(r"\s*([a-z0-9][a-z0-9.+-]+)", first)
         if match and not _PACKAGING.match(match[1]):
             names.append(match[1])
+    if any(_GIR_DATA.match(n) for n in names):
+        names += _GIR_TOOLS
     return tuple(dict.fromkeys(names))
+
+
+# GObject introspection data (`gir1.2-gee-0.8-dev`): a source naming it builds .gir and .typelib
+# files, with the tools that sid's packages bring along and trixie's do not (folks: "Program
+# 'g-ir-compiler' not found"; then "Could not find GIR file 'libxml2-2.0.gir'")
+_GIR_DATA = re.compile(r"^gir1\.2-.*-dev$")
+_GIR_TOOLS = ["gobject-introspection", "libgirepository1.0-dev"]
 
 
 # binary packages that ship no program of their own: libraries, headers, docs, data, debug symbols

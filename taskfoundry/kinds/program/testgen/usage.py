@@ -38,6 +38,7 @@ _PROSE_LIST = re.compile(r"([A-Za-z]+)\s*:\s*\[((?:\s*['\"][\w.-]+['\"],?)+)\s*\
 _LISTED = re.compile(r"^[-*] ([\w.-]+):\s")
 _SYNOPSIS = re.compile(r"^\s*usage\s*:", re.I)
 _GROUP = re.compile(r"\[\s*(-[^\[\]]*?)\s*\]")
+_BARE = re.compile(r"(?<![^\s|])(-{1,2}[A-Za-z?][\w-]*)(?=\s|$|\|)")
 _GROUP_OPT = re.compile(r"^(-{1,2}[\w?][\w-]*)(?:[ =]<?([A-Za-z][\w-]*)>?)?$")
 
 
@@ -174,7 +175,15 @@ def _synopsis_options(lines: list[str]) -> list[Option]:
             block.append(more)
         for group in _GROUP.findall(" ".join(block)):
             out += _group_options(group)
+        out += [Option((flag,)) for form in block for flag in _bare_flags(form)]
     return out
+
+
+def _bare_flags(form: str) -> list[str]:
+    """The unbracketed flags of one form of a synopsis: acl's chacl prints its forms one a line,
+    `executable -b acl dacl pathname...`, and without them all its 600 random probes ran bare."""
+    outside = _GROUP.sub(" ", _SYNOPSIS.sub(" ", form))
+    return [m[1] for m in _BARE.finditer(outside)]
 
 
 def _group_options(group: str) -> list[Option]:
