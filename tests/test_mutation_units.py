@@ -175,6 +175,11 @@ def test_rebuild_plans_skip_configuring_and_find_python_sources(tmp_path: Path) 
         and plan_.target("pkg/a.py") == "/src/.tfapp/pkg/a.py"
     )
     assert "install -D -m 0755 /src/executable /task/mutant/program" in plan_.script()
+    # ufomerge keeps its package in Lib/: its installed copy has no Lib/ (FileNotFoundError before)
+    (tmp_path / "Lib/ufomerge").mkdir(parents=True)
+    (tmp_path / "Lib/ufomerge/__init__.py").write_text("def main(): pass\n")
+    lib = rebuild_plan(py.model_copy(update={"entry_point": "ufomerge.cli:main"}), tmp_path)
+    assert lib.target("Lib/ufomerge/__init__.py") == "/src/.tfapp/ufomerge/__init__.py"
 
 
 def _record(status: str, file: str = "a.c", op: str = "relational") -> MutantRecord:

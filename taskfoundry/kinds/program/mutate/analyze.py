@@ -66,7 +66,7 @@ def analyze(
     deadline = start + config.max_seconds if deadline is None else deadline
     with ExitStack() as stack:
         if pool is None:
-            pool = stack.enter_context(WorkerPool(image, rebuild_plan(recipe), config, harness))
+            pool = stack.enter_context(WorkerPool(image, rebuild_plan(recipe, repo), config, harness))
         pool.start(suite, [p.mutant for p in planned])
         done = run_planned(pool, planned, deadline)
     return MutationReport.from_records(

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
+from taskfoundry.builders.detect_python import import_root
 from taskfoundry.builders.recipe import Recipe
 
 SRC = "/src"
@@ -42,11 +44,15 @@ class RebuildPlan:
     commands: tuple[str, ...]
     executable: str  # the built program, absolute path in the image
     python_app: bool = False
+    python_root: str | None = None  # the directory holding the package (None: `src` or the tree)
 
     def target(self, file: str) -> str:
-        """Where `file` (relative to the repository root, as coverage names it) is in the image."""
+        """Where `file` (relative to the repository root, as coverage names it) is in the image:
+        a Python program's installed copy drops the directory its package sits in (ufomerge's
+        `Lib/ufomerge/__init__.py` is `.tfapp/ufomerge/__init__.py`)."""
         if self.python_app:
-            rel = file.removeprefix("src/") if file.startswith("src/") else file
+            root = "src" if self.python_root is None else self.python_root
+            rel = file.removeprefix(f"{root}/") if root else file
             return f"{SRC}/{_PY_APP}/{rel}"
         return f"{SRC}/{file}"
 
@@ -64,11 +70,14 @@ class RebuildPlan:
         return "\n".join(lines) + "\n"
 
 
-def rebuild_plan(recipe: Recipe) -> RebuildPlan:
+def rebuild_plan(recipe: Recipe, repo: Path | None = None) -> RebuildPlan:
+    """`repo`, the checkout on the host, places a Python program's package (`import_root`)."""
     executable = f"{SRC}/{recipe.executable}"
     if recipe.kind == "python":
         zipapp = tuple(c for c in recipe.build if "zipapp" in c)
-        return RebuildPlan(commands=zipapp, executable=executable, python_app=True)
+        top = recipe.entry_point.split(".")[0].split(":")[0] if recipe.entry_point else None
+        root = import_root(repo, top) if repo and top else None
+        return RebuildPlan(commands=zipapp, executable=executable, python_app=True, python_root=root)
     commands = tuple(c for c in recipe.build if not _SETUP.match(c)) or tuple(recipe.build)
     if recipe.kind == "cargo":  # incremental release builds: ~1 s a mutant instead of ~7 s
         commands = ("export CARGO_INCREMENTAL=1", *commands)

@@ -59,7 +59,7 @@ def mutation_stage(
     if skipped:
         return gen, _with(filt, MutationReport(skipped=skipped, **meta))
     harness = settings.filter.harness
-    with WorkerPool(build.image, rebuild_plan(build.recipe), cfg, harness) as pool:
+    with WorkerPool(build.image, rebuild_plan(build.recipe, src.path), cfg, harness) as pool:
         try:
             report = analyze(
                 build.image,
