@@ -101,6 +101,21 @@ usage: other [-x] -y|--zed FILE -- rest
     assert all(o.metavar is None for o in parse_usage(text).options)
 
 
+def test_argparse_subcommands_in_the_synopsis() -> None:
+    """conda-package-handling's help has no "commands:" heading, only argparse's brace group."""
+    text = """usage: cph [-h] [-V] [-l {debug,info}] {extract,x,create,c} ...
+
+positional arguments:
+  {extract,x,create,c}
+    extract (x)         Extract package contents
+usage: other -f {a,b} FILE
+"""
+    usage = parse_usage(text)
+    assert usage.commands == ["extract", "x", "create", "c"]  # `-l`'s and `-f`'s values are not
+    assert {o.name for o in usage.options} >= {"-h", "-V", "-f"}
+    assert next(o for o in usage.options if o.name == "-l").choices == ("debug", "info")
+
+
 def test_synopsis_does_not_duplicate_table_options() -> None:
     text = "usage: tool [-n N] [-v]\n\n  -n N   count\n  -v     verbose\n"
     assert [o.name for o in parse_usage(text).options] == ["-n", "-v"]
