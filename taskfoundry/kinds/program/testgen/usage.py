@@ -3,7 +3,8 @@
 Three shapes are read: GNU-style option tables ("  -d, --delimiter CHAR   ..."), the
 same with the description on the lines below (clap's long help, argparse), and the
 bracketed groups of a synopsis line ("usage: figlet [ -ckl ] [ -f fontfile ]"), which is
-all that many small non-GNU programs print.
+all that many small non-GNU programs print. A synopsis also gives the bare flags of forms
+printed one a line, and argparse's subcommands as its brace group ("{extract,create} ...").
 """
 
 from __future__ import annotations
