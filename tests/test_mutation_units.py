@@ -135,6 +135,18 @@ def test_plan_samples_only_covered_lines_seeded_and_names_the_tests(tmp_path: Pa
     assert split_evenly([Planned(planned[0].mutant, ())], 4) == [[Planned(planned[0].mutant, ())]]
 
 
+def test_a_package_that_is_the_tree_itself_has_mutants(tmp_path: Path) -> None:
+    """dirsearch's tree is its package (an `__init__.py` at the root); coverage names its files
+    as installed, `dirsearch/lib/data.py`, and the mutant keeps that name (its installed copy)."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib/data.py").write_text("def f(a, b):\n    return a < b\n")
+    per_test = {"t.a": {"dirsearch/lib/data.py": [2]}}
+    assert plan(tmp_path, ["t.a"], per_test, OPERATORS, budget=5, seed=0)[1] == 0  # not a package yet
+    (tmp_path / "__init__.py").write_text("")
+    planned, pool = plan(tmp_path, ["t.a"], per_test, OPERATORS, budget=5, seed=0)
+    assert pool > 0 and {p.mutant.file for p in planned} == {"dirsearch/lib/data.py"}
+
+
 def test_node_ids_from_junit_names_and_back() -> None:
     files = {"eval/tests/test_main.py", "eval/tests/test_x.py"}
     assert node_id("eval.tests.test_main.test_a_0001", files) == "eval/tests/test_main.py::test_a_0001"
@@ -415,7 +427,7 @@ def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(stage, "analyze", analyze)
     monkeypatch.setattr(stage, "strengthen", strengthen)
-    monkeypatch.setattr(stage, "rebuild_plan", lambda recipe: None)
+    monkeypatch.setattr(stage, "rebuild_plan", lambda recipe, repo: None)
     settings = MutationSettings(out=tmp_path, namespace="t", mutation=MutationConfig(max_seconds=60))
     src, build = SimpleNamespace(path=tmp_path, task_id="t"), SimpleNamespace(image="i", recipe=None)
     start = time.monotonic()

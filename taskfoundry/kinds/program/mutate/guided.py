@@ -25,6 +25,7 @@ from pathlib import Path
 from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.mutate.models import MutantRecord
 from taskfoundry.kinds.program.mutate.pool import WorkerPool
+from taskfoundry.kinds.program.mutate.select import source_path
 from taskfoundry.kinds.program.mutate.worker import MutantWorker
 from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen.explorer import Explorer, Kept, runtime_trace
@@ -132,7 +133,7 @@ def survivors_of(records: list[MutantRecord], repo: Path) -> list[Mutant]:
     wanted = {r.id for r in records if r.status == "survived"}
     found: list[Mutant] = []
     for file in sorted({r.file for r in records if r.id in wanted}):
-        found += [m for m in mutants_of(file, (repo / file).read_bytes()) if m.id in wanted]
+        found += [m for m in mutants_of(file, source_path(repo, file).read_bytes()) if m.id in wanted]
     return found
 
 

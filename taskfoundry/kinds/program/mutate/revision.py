@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+from taskfoundry.kinds.program.mutate.select import source_path
+
 #: the file names the agent is asked to use for the new tests
 AGENT_PREFIX = "test_mutants_"
 REQUEST = """\
@@ -49,7 +51,7 @@ def revision_request(changes: Sequence[Change], repo: Path, limit: int = 40, rad
 def _lines(repo: Path, file: str, cache: dict[str, list[str]]) -> list[str]:
     if file not in cache:
         try:
-            cache[file] = (repo / file).read_text(errors="replace").splitlines()
+            cache[file] = source_path(repo, file).read_text(errors="replace").splitlines()
         except OSError:  # the change is still named, without its context
             cache[file] = []
     return cache[file]

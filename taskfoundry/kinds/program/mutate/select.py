@@ -36,7 +36,7 @@ def candidates(
     """Every mutant on a line some kept test covers, in file and source order."""
     found: list[Mutant] = []
     for file in sorted(by_line):
-        path = repo / file
+        path = source_path(repo, file)
         if language_of(file) is None or not path.is_file():
             continue
         lines = by_line[file]
@@ -64,3 +64,15 @@ def plan(
     chosen = random.Random(seed).sample(pool, min(budget, len(pool)))
     chosen.sort(key=lambda m: (m.file, m.start, m.end, m.replacement))
     return [Planned(m, tuple(by_line[m.file][m.line])) for m in chosen], len(pool)
+
+
+def source_path(repo: Path, file: str) -> Path:
+    """The tree's file that coverage names `file`. A Python package whose directory is the tree
+    itself (dirsearch: `package_dir={"dirsearch": "."}`, an `__init__.py` at the root) is
+    measured as its installed name, `dirsearch/lib/core/data.py` for `lib/core/data.py`: before
+    this no mutant was found for it ("no kept test covers a line of first-party source")."""
+    path = repo / file
+    parts = Path(file).parts
+    if path.is_file() or len(parts) < 2 or not (repo / "__init__.py").is_file():
+        return path
+    return repo.joinpath(*parts[1:])
