@@ -403,6 +403,9 @@ GUARD_CASES = [
         "ulimit -S -f unlimited 2>/dev/null; head -c 200000 /dev/zero > /tmp/g/big && echo wrote",
         (0, "", "wrote\n"),
     ),
+    # a script is handed the path it was run by: through the link named as the task calls the
+    # program, it sees that name (a Python gold's argparse: "usage: executable", not "prog")
+    ("script's name", 'echo "${0##*/}"', (0, "", "executable\n")),
 ]
 
 
@@ -417,11 +420,10 @@ def test_the_compiled_guard_does_what_the_python_guard_does(
         f"mkdir -p /tmp/g/marks && printf '#!/bin/sh\\n%s\\n' '{script}' > /tmp/g/prog"
         " && chmod 755 /tmp/g/prog"
         " && cp /workspace/executable /tmp/g/c"
+        " && mkdir -p /tmp/g/prog.d && ln -sfn /tmp/g/prog /tmp/g/prog.d/executable"
     )
     assert box.exec(setup, timeout=30, user="0:0").ok
-    settings = (
-        "program=/tmp/g/prog\nargv0=prog\ntimeout=1\ncap=65536\nmarks=/tmp/g/marks\ncurrent=/tmp/g/current\n"
-    )
+    settings = "program=/tmp/g/prog\nargv0=/workspace/executable\ntimeout=1\ncap=65536\nmarks=/tmp/g/marks\ncurrent=/tmp/g/current\n"
     box.put_file(settings.encode(), GUARD_SETTINGS)
     box.put_file(b"program=/tmp/g/prog\nswitch=7\n", "/tmp/g/current")
     box.put_file(asset("program/mutant_guard.py"), "/tmp/g/py", mode=0o755)

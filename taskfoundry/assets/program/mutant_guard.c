@@ -148,6 +148,16 @@ static void reap(const struct conf *c) {
     if (from > 0 && uid != 0 && geteuid() != 0 && (long)uid >= from) kill(-1, SIGKILL);
 }
 
+/* `program`'s link named as the task calls it (<program>.d/executable), when the worker made
+ * one: a script's interpreter is handed the path it was run by, not argv[0], and a Python gold
+ * spawned as /task/mutant/reference printed "usage: reference" (every ufomerge test failed on
+ * the reference and counted as unreliable) */
+static const char *by_name(const char *program, const char *argv0, char *buf, size_t n) {
+    const char *base = strrchr(argv0, '/');
+    snprintf(buf, n, "%s.d/%s", program, base ? base + 1 : argv0);
+    return access(buf, X_OK) == 0 ? buf : program;
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     struct conf cfg, cur;
@@ -194,6 +204,8 @@ int main(int argc, char **argv) {
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF);
     argv[0] = (char *)get(&cfg, "argv0", argv[0]);
+    char named[4096];
+    program = by_name(program, argv[0], named, sizeof named);
     pid_t pid;
     int rc = posix_spawn(&pid, program, &acts, &attr, argv, environment(sw));
     if (rc) {

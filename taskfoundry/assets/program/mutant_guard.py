@@ -43,6 +43,14 @@ def load(path):
         return None
 
 
+def by_name(program, argv0):
+    """`program`'s link named as the task calls it (<program>.d/executable), when the worker
+    made one: a script's interpreter is handed the path it was run by, not argv[0] (a Python
+    gold spawned as /task/mutant/reference printed "usage: reference")."""
+    link = program + ".d/" + argv0.rsplit("/", 1)[-1]
+    return link if os.access(link, os.X_OK) else program
+
+
 def spawn(cfg, current):
     env = dict(os.environ)
     env.pop("TF_MUTANT", None)
@@ -59,6 +67,7 @@ def spawn(cfg, current):
         (os.POSIX_SPAWN_CLOSE, out_r),
         (os.POSIX_SPAWN_CLOSE, err_r),
     ]
+    program = by_name(program, cfg["argv0"])
     pid = os.posix_spawn(program, [cfg["argv0"], *sys.argv[1:]], env, file_actions=actions, setsid=True)
     os.close(out_w)
     os.close(err_w)

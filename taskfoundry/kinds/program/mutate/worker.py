@@ -17,7 +17,7 @@ import logging
 import shlex
 import time
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from taskfoundry.assets import asset
 from taskfoundry.errors import MutationError
@@ -96,6 +96,7 @@ class MutantWorker:
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
         self._probe_dir()
+        self._root(" && ".join(_named(p) for p in (PROGRAM, REFERENCE, SCHEMA, WATCH)), 60)
         if self.config.schemata and mutants:
             self._root(f"mkdir -p {MUTANT_DIR} && cp {shlex.quote(self.plan.executable)} {REFERENCE}", 60)
             self._build_schema(list(mutants))
@@ -349,7 +350,7 @@ class MutantWorker:
         if same:
             record.status, record.detail = "equivalent", EQUIVALENT
             return record, None
-        self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep}", 60)
+        self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep} && {_named(keep)}", 60)
         return record, Entry(planned.mutant.id, keep, 0, tuple(self._node(t) for t in planned.tests))
 
     def _not_rebuilt(self, m: Mutant, left_out: str | None) -> str | None:
@@ -548,3 +549,10 @@ def _judge(record: MutantRecord, verdict: Verdict | None) -> None:
         record.killed_by = junit_id(verdict.killed_by or "")
     elif verdict.status in ("timeout", "error"):
         record.detail = "; ".join(verdict.failed)[:600] or "the tests did not finish"
+
+
+def _named(program: str) -> str:
+    """A shell command making `program`'s link under the name the task calls it, which the guard
+    spawns instead (`by_name` in mutant_guard.c): a script sees that name, not /task/mutant's."""
+    link = f"{program}.d/{PurePosixPath(WORKSPACE_EXECUTABLE).name}"
+    return f"mkdir -p {program}.d && ln -sfn {program} {link}"
