@@ -138,14 +138,17 @@ _ERROR = re.compile(r"(\berror\b|\bE: |Error:|fatal|cannot stat|was not built)",
 
 def first_error(log: Path) -> str | None:
     """The first line of a failed build's log that says error, without terminal colours: a
-    Docker build failure's own message is only the command that failed."""
+    Docker build failure's own message is only the command that failed. A check of taskfoundry's
+    own that failed it (`taskfoundry: ... needs shared libraries of the build tree`) goes first:
+    folks' first error line was a warning of g-ir-scanner's that did not stop its build."""
     if not log.is_file():
         return None
-    for line in log.read_text(errors="replace").splitlines():
-        line = re.sub(r"\x1b\[[0-9;]*m", "", line).strip()
-        if _ERROR.search(line) and not line.startswith(("Step ", "The command")):
-            return line[:200]
-    return None
+    text = re.sub(r"\x1b\[[0-9;]*m", "", log.read_text(errors="replace"))
+    lines = [line.strip() for line in text.splitlines()]
+    own = [line for line in lines if line.startswith("taskfoundry: ")]
+    errors = [line for line in lines if _ERROR.search(line) and not line.startswith(("Step ", "The command"))]
+    found = own + errors
+    return found[0][:200] if found else None
 
 
 def task_figures(task: TaskYaml) -> Figures:
