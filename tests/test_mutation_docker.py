@@ -423,7 +423,10 @@ def test_the_compiled_guard_does_what_the_python_guard_does(
         " && mkdir -p /tmp/g/prog.d && ln -sfn /tmp/g/prog /tmp/g/prog.d/executable"
     )
     assert box.exec(setup, timeout=30, user="0:0").ok
-    settings = "program=/tmp/g/prog\nargv0=/workspace/executable\ntimeout=1\ncap=65536\nmarks=/tmp/g/marks\ncurrent=/tmp/g/current\n"
+    settings = (
+        "program=/tmp/g/prog\nargv0=/workspace/executable\ntimeout=1\ncap=65536\n"
+        "marks=/tmp/g/marks\ncurrent=/tmp/g/current\n"
+    )
     box.put_file(settings.encode(), GUARD_SETTINGS)
     box.put_file(b"program=/tmp/g/prog\nswitch=7\n", "/tmp/g/current")
     box.put_file(asset("program/mutant_guard.py"), "/tmp/g/py", mode=0o755)

@@ -194,9 +194,15 @@ def test_a_crate_linking_a_system_library_gets_its_headers(tmp_path: Path) -> No
     """ripcalc's openssl-sys found no libssl; libz-sys builds its bundled copy, so adds none."""
     lock = 'version = 4\n[[package]]\nname = "openssl-sys"\n[[package]]\nname = "libz-sys"\n'
     _tree(tmp_path, {"Cargo.toml": "[package]\nname = 'calc'\n", "src/main.rs": "", "Cargo.lock": lock})
-    assert detect_recipe(tmp_path).packages == ["libssl-dev"]
+    recipe = detect_recipe(tmp_path)
+    # and what Debian's static libcrypto.a needs, linked in whole for the static gold (ripcalc:
+    # "undefined reference to `ZSTD_initCStream'", then a dynamic gold)
+    assert recipe.packages == ["libssl-dev", "libzstd-dev", "zlib1g-dev"]
+    assert "pkg-config --static --libs-only-l openssl" in recipe.build[0]
+    assert "link-arg=-l:lib%s.a" in recipe.build[0] and "crt-static${tf_link:-}" in recipe.build[0]
     (tmp_path / "Cargo.lock").write_text(lock.replace("openssl-sys", "openssl"))
-    assert detect_recipe(tmp_path).packages == []
+    plain = detect_recipe(tmp_path)
+    assert plain.packages == [] and "pkg-config" not in plain.build[0]
 
 
 def test_go_program_under_cmd(tmp_path: Path) -> None:

@@ -24,15 +24,16 @@ def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     own = data.get("package", {}).get("name")
     name = choose(bins, exe, [package, own], "Cargo.toml")
     flags = f"--offline --locked --bin {name}"
+    lock = read(repo / "Cargo.lock")
     return Recipe(
         kind="cargo",
         language="rust",
         coverage="llvm",
-        build=cargo_lines(flags, name),
+        build=cargo_lines(flags, name, static_modules(lock)),
         coverage_build=[f"RUSTFLAGS='-C instrument-coverage' cargo build {flags} --target-dir target/cov"],
         executable=f"target/release/{name}",
         coverage_executable=f"target/cov/debug/{name}",
-        packages=sys_packages(read(repo / "Cargo.lock")),
+        packages=sys_packages(lock),
     )
 
 
@@ -61,10 +62,28 @@ SYS_PACKAGES = {
 }
 
 
+# -sys crates whose static library needs others it does not name, for the static gold: the
+# pkg-config module that names them, and their Debian packages. Debian's libcrypto.a is built
+# with zlib and zstd (ripcalc: "undefined reference to `ZSTD_initCStream'"; the gold was then
+# built again, dynamic, and the cleanroom warned that the worker could instrument it)
+STATIC_NEEDS = {"openssl-sys": ("openssl", ("zlib1g-dev", "libzstd-dev"))}
+
+
+def _crates(lock: str) -> set[str]:
+    return set(re.findall(r'^name = "([\w.-]+)"', lock, re.M))
+
+
 def sys_packages(lock: str) -> list[str]:
-    """Debian packages for the -sys crates a Cargo.lock holds (`SYS_PACKAGES`)."""
-    crates = set(re.findall(r'^name = "([\w.-]+)"', lock, re.M))
-    return sorted({pkg for crate, pkg in SYS_PACKAGES.items() if crate in crates})
+    """Debian packages for the -sys crates a Cargo.lock holds (`SYS_PACKAGES`, `STATIC_NEEDS`)."""
+    crates = _crates(lock)
+    extra = {pkg for crate, (_, pkgs) in STATIC_NEEDS.items() if crate in crates for pkg in pkgs}
+    return sorted({pkg for crate, pkg in SYS_PACKAGES.items() if crate in crates} | extra)
+
+
+def static_modules(lock: str) -> tuple[str, ...]:
+    """The pkg-config modules whose static libraries the static gold links in full."""
+    crates = _crates(lock)
+    return tuple(module for crate, (module, _) in STATIC_NEEDS.items() if crate in crates)
 
 
 def cargo_bins(crate: Path, data: dict[str, Any]) -> list[str]:

@@ -87,15 +87,25 @@ def shim_files() -> dict[str, str]:
     return {**{f"{SHIM_DIR}/{name}": SHIM for name in SHIM_NAMES}, SAME_CHECK: SAME_BEHAVIOUR}
 
 
-def cargo_lines(flags: str, name: str) -> list[str]:
+def cargo_lines(flags: str, name: str, modules: tuple[str, ...] = ()) -> list[str]:
     """`cargo build --release` with the C runtime linked in (`crt-static`), for the host triple
     named explicitly (without `--target`, RUSTFLAGS also reach proc macros, which cannot be
     static), then copied to where a plain build puts it; a crate that cannot link so (a -sys
-    crate without a static library) is built as usual."""
+    crate without a static library) is built as usual. The static libraries of the pkg-config
+    `modules` (and those they need) are linked in whole, by file name: an `-lz` would be the
+    shared one, and glibc's `__tls_get_addr` with it."""
     exe = shlex.quote(f"target/release/{name}")
+    link = ""
+    if modules:
+        mods = " ".join(shlex.quote(m) for m in modules)
+        link = (
+            f"tf_link=$(for l in $(pkg-config --static --libs-only-l {mods} 2>/dev/null); do "
+            "printf ' -C link-arg=-l:lib%s.a' \"${l#-l}\"; done) && "
+        )
     static = (
         "tf_host=$(rustc -vV | sed -n 's/^host: //p') && "
-        f"RUSTFLAGS='-C target-feature=+crt-static' cargo build --release {flags} --target \"$tf_host\" && "
-        f'mkdir -p target/release && cp "target/$tf_host/release/{name}" {exe}'
+        + link
+        + f'RUSTFLAGS="-C target-feature=+crt-static${{tf_link:-}}" cargo build --release {flags} '
+        f'--target "$tf_host" && mkdir -p target/release && cp "target/$tf_host/release/{name}" {exe}'
     )
     return [f"{{ {static}; }} || cargo build --release {flags}"]
