@@ -142,6 +142,9 @@ def test_an_outcome_naming_where_the_python_gold_unpacked_itself_is_no_test() ->
     """dirsearch prints its own install path, `/tmp/tf-app-<content key>/...`: the reference
     rebuilt in the cleanroom unpacks under another key (graded 0.98 on those tests alone), and
     so would any rebuild."""
+    from taskfoundry.builders.detect_python import _MAIN
+
+    assert '"tf-app-" + key' in _MAIN and "hexdigest()[:24]" in _MAIN  # the pattern's source
     key = "3f2a9c0d1e4b5a6978c0d1e2"
     said = f"Config file not found: /tmp/tf-app-{key}/dirsearch/config.ini\n"
     assert not Outcome(2, "", said, False, False, {}).writable

@@ -11,6 +11,7 @@ from typing import Any
 
 from taskfoundry.assets import asset
 from taskfoundry.assets.grading.tfrun import CLOCK, CLOCK_MARK
+from taskfoundry.builders.detect_python import UNPACKED_AT
 from taskfoundry.errors import SandboxError
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import Sandbox
@@ -98,17 +99,13 @@ class Outcome:
         files_ok = all(v is not None for v in self.files.values())
         whole = text_ok and files_ok and not self.timed_out and not self.truncated
         texts = (self.stdout or "", self.stderr or "", *self.files.values())
-        how_built = any(r.search(t or "") for r in (_GO_BUILD, _UNPACKED_AT) for t in texts)
+        how_built = any(r.search(t or "") for r in (_GO_BUILD, UNPACKED_AT) for t in texts)
         return whole and not shows_the_date(*texts) and not how_built
 
 
 # the Go toolchain's build settings a program prints (debug.BuildInfo: gobuster's --version):
 # how the gold was built (CGO_ENABLED, flags, VCS stamp), which no rebuild reproduces
 _GO_BUILD = re.compile(r"^\s*build\s+(CGO_\w+|GO\w+|-\w+|vcs[.\w]*)=", re.M)
-# where a Python gold unpacked itself (builders.detect_python's _MAIN: tf-app-<content key>):
-# dirsearch prints its own install path, and the reference rebuilt in the cleanroom has
-# another key (its grade was 0.98 on those six tests alone), as any rebuild would
-_UNPACKED_AT = re.compile(r"\btf-app-[0-9a-f]{24}\b")
 
 
 def _today() -> set[datetime]:
