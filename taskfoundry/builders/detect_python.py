@@ -177,7 +177,7 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
     """
     module, func = entry.split(":")
     top = module.split(".")[0]
-    where = import_root(repo, top)
+    where = entry_root(repo, entry)
     root = f"{COV_ROOT}/{where}" if where else COV_ROOT
     built = _COMPLETE.replace("{top}", top).replace("{root}", root)
     boot = (
@@ -201,6 +201,12 @@ def _cov_wrapper(repo: Path, entry: str) -> list[str]:
 
 
 _NOT_SOURCE = {"tests", "test", "build", "dist", "docs", "doc", "examples", "node_modules"}
+
+
+def entry_root(repo: Path, entry: str) -> str:
+    """`import_root` of the package an entry point (`module:function`) lives in: where the
+    coverage run imports it from, and what its installed copy drops (mutation's target)."""
+    return import_root(repo, entry.split(":")[0].split(".")[0])
 
 
 def import_root(repo: Path, top: str) -> str:

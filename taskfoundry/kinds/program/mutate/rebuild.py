@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from taskfoundry.builders.detect_python import import_root
+from taskfoundry.builders.detect_python import entry_root
 from taskfoundry.builders.recipe import Recipe
 
 SRC = "/src"
@@ -71,12 +71,11 @@ class RebuildPlan:
 
 
 def rebuild_plan(recipe: Recipe, repo: Path | None = None) -> RebuildPlan:
-    """`repo`, the checkout on the host, places a Python program's package (`import_root`)."""
+    """`repo`, the checkout on the host, places a Python program's package (`entry_root`)."""
     executable = f"{SRC}/{recipe.executable}"
     if recipe.kind == "python":
         zipapp = tuple(c for c in recipe.build if "zipapp" in c)
-        top = recipe.entry_point.split(".")[0].split(":")[0] if recipe.entry_point else None
-        root = import_root(repo, top) if repo and top else None
+        root = entry_root(repo, recipe.entry_point) if repo and recipe.entry_point else None
         return RebuildPlan(commands=zipapp, executable=executable, python_app=True, python_root=root)
     commands = tuple(c for c in recipe.build if not _SETUP.match(c)) or tuple(recipe.build)
     if recipe.kind == "cargo":  # incremental release builds: ~1 s a mutant instead of ~7 s
