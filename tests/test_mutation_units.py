@@ -434,3 +434,18 @@ def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.Mo
     stage.mutation_stage(src, build, None, gen, None, filt, settings, None)  # type: ignore[arg-type]
     assert seen["analyze"] == seen["strengthen"]
     assert start + 60 <= seen["analyze"] <= time.monotonic() + 60
+
+
+def test_the_guided_exploration_ends_with_the_stage(tmp_path: Path) -> None:
+    """The guided step's explorer gets what is left of the mutation stage's deadline, not its own
+    900 s: ripcalc's probes of 2.25 s ran its mutation stage (600 s) past the source's limit."""
+    from taskfoundry.config import Config
+    from taskfoundry.kinds.program.mutate.stage import guided_explorer
+
+    settings = sections.for_mutate(Config(out=tmp_path, mutation={"guided_probes": 70}))
+    soon = guided_explorer(settings, time.monotonic() + 30)
+    assert 0 < soon.max_seconds <= 30
+    assert soon.max_probes == 70 and soon.seed == settings.explorer.seed + 1 and soon.coverage_target > 1
+    assert guided_explorer(settings, time.monotonic() - 5).max_seconds == 0  # past it: nothing to spend
+    later = guided_explorer(settings, time.monotonic() + 10_000)
+    assert later.max_seconds == settings.explorer.max_seconds  # its own budget, when that is less

@@ -21,7 +21,7 @@ from taskfoundry.kinds.program.mutate.rebuild import rebuild_plan
 from taskfoundry.kinds.program.mutate.revision import revision_request
 from taskfoundry.kinds.program.mutate.select import Planned, tests_by_line
 from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
-from taskfoundry.kinds.program.settings import MutationSettings
+from taskfoundry.kinds.program.settings import ExplorerConfig, MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, read_spare
 from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, write_suite
@@ -197,7 +197,7 @@ def _explorer_tests(
 ) -> NewTests:
     targets = {(m.file, m.line) for m in mutants}
     start = time.monotonic()
-    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client)
+    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client, deadline)
     summary.candidates = len(candidates)
     summary.spare_candidates = sum(k.feature == g.SPARE for k in candidates)
     summary.explore_seconds = round(time.monotonic() - start, 2)
@@ -246,6 +246,7 @@ def _candidates(
     settings: MutationSettings,
     targets: set[g.Target],
     client: docker.DockerClient,
+    deadline: float,
 ) -> tuple[list[g.Kept], int]:
     """Probes that reach the survivors' lines: first the generate stage's spare probes (run
     and not kept: they reached no new line), then, for the lines none of them reaches, the
@@ -255,9 +256,7 @@ def _candidates(
     chosen, targets = g.from_spare(spare, targets, cfg.guided_per_line)
     if not targets:
         return chosen, 0
-    explore = explorer.model_copy(
-        update={"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
-    )
+    explore = guided_explorer(settings, deadline)
     job = g.coverage_job(
         build.recipe.coverage, go_module(src.path), third_party_prefixes(src.path), explorer.probe_timeout
     )
@@ -268,6 +267,16 @@ def _candidates(
             box, src.path, names, clean.usage, job, explore, targets, cfg.guided_per_line, log_path
         )
     return [*chosen, *found], ran
+
+
+def guided_explorer(settings: MutationSettings, deadline: float) -> ExplorerConfig:
+    """The guided step's exploration: the next seed, `guided_probes` at most, no coverage target,
+    and no longer than what is left of the stage's deadline. Its own budget (the explorer's
+    900 s) let ripcalc's and xonsh's mutation stages run past their 600 s and the source's limit."""
+    explorer, cfg = settings.explorer, settings.mutation
+    left = max(deadline - time.monotonic(), 0.0)
+    update = {"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
+    return explorer.model_copy(update={**update, "max_seconds": min(explorer.max_seconds, left)})
 
 
 def _lint_and_filter(
