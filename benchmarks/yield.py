@@ -124,6 +124,7 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     cpu, wall = cpu_seconds(), time.monotonic()
     row = build_one(source, out, tail, args.source_minutes, n)
     result: Figures = {"source": source, "row": row.model_dump(mode="json"), "why": None, "task": None}
+    result["limit_minutes"] = args.source_minutes
     result["detail"] = first_error(row.log) if row.status != "built" and row.log else None
     if row.status == "built" and row.task_dir:
         grades = {who: graded(row.task_dir, out, who) for who in ("reference", *DUMMIES)}
@@ -275,9 +276,18 @@ def report(results: list[Figures]) -> Figures:
         "line_rate": _mean([t["line_rate"] for t in tasks]),
         "mutation_score": _mean(scores),
         "languages": Counter(t["language"] for t in tasks).most_common(),
+        "limits": Counter(_limit(r) for r in results).most_common(),
         "wall_seconds": sum(r["seconds"] for r in results),
         "cpu_seconds": sum(r["cpu_seconds"] for r in results),
     }
+
+
+def _limit(result: Figures) -> str:
+    """A result's time limit: recorded since 2026-11-28; before, only a timed-out row's message has it."""
+    if "limit_minutes" in result:
+        return f"{result['limit_minutes']:g} min"
+    found = re.search(r"time limit of ([\d.]+) min", result["row"].get("error") or "")
+    return f"{found.group(1)} min" if found else "not recorded"
 
 
 def _mean(values: list[float]) -> float | None:
@@ -286,7 +296,9 @@ def _mean(values: list[float]) -> float | None:
 
 def print_report(figures: dict[str, Any], rule: str, results: list[Figures]) -> None:
     n, wall, cpu = figures["sources"], figures["wall_seconds"], figures["cpu_seconds"]
-    print(f"rule: {rule}\nsources: {n}; wall {wall / 60:.1f} min; machine CPU {cpu / 60:.1f} min\n")
+    limits = ", ".join(f"{limit} ({count})" for limit, count in figures["limits"])
+    print(f"rule: {rule}\nsources: {n}; wall {wall / 60:.1f} min; machine CPU {cpu / 60:.1f} min")
+    print(f"time limit a source (sources): {limits}\n")
     print("| stage | got past | share |\n|---|---|---|")
     for stage, count in figures["past_stage"].items():
         print(f"| {stage} | {count} | {100 * count / n:.0f}% |" if n else f"| {stage} | 0 | - |")
