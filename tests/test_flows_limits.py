@@ -1,7 +1,11 @@
-"""A run killed while it held a Docker-build slot: the next run on its own server goes on."""
+"""A run killed while it held a Docker-build slot: the next run on its own server goes on; a
+run still alive in another command, or in this one, keeps its slot."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +15,7 @@ from prefect.concurrency.sync import concurrency
 from prefect.settings import PREFECT_API_URL
 
 from taskfoundry.config import Config
+from taskfoundry.flows import limits
 from taskfoundry.flows.limits import DOCKER_BUILDS, ensure_limits
 from taskfoundry.prefect_env import OWN_SERVER_ENV
 
@@ -23,8 +28,17 @@ def orphaned(prefect_harness: None) -> Iterator[int]:
     ensure_limits(config)
     slots = config.orchestration.docker_builds
     _set_taken(slots)
+    _new_command()
     yield slots
     _set_taken(0)
+    _new_command()
+
+
+def _new_command() -> None:
+    """This process as a command that has not asked yet (its lock let go)."""
+    for fd in limits._HELD.values():
+        os.close(fd)
+    limits._HELD.clear()
 
 
 def _set_taken(slots: int) -> None:
@@ -57,3 +71,62 @@ def test_on_a_shared_server_the_slots_are_left_and_the_run_waits(
     assert _taken() == orphaned
     with pytest.raises(TimeoutError), concurrency(DOCKER_BUILDS, occupy=1, timeout_seconds=3):
         pass
+
+
+# another command on the same database, alive: it asked at its start and holds its lock
+_OTHER = (
+    "import sys, time\n"
+    "from taskfoundry.flows.limits import alone_on_database\n"
+    "print(alone_on_database(), flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+@pytest.fixture()
+def other_command(prefect_harness: None) -> Iterator[subprocess.Popen[str]]:
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().server.database.connection_url
+    assert url is not None
+    env = {**os.environ, "PREFECT_SERVER_DATABASE_CONNECTION_URL": url.get_secret_value()}
+    proc = subprocess.Popen([sys.executable, "-c", _OTHER], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "True"
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_slots_a_live_command_holds_are_left(
+    orphaned: int, other_command: subprocess.Popen[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make demo` building while a yield run starts, both on their own servers and one
+    database: the yield's start released the demo's live slot. Once the other command is gone
+    (killed: the kernel drops its lock), the next command releases them."""
+    monkeypatch.setenv(OWN_SERVER_ENV, str(PREFECT_API_URL.value()))
+    ensure_limits(Config())
+    assert _taken() == orphaned
+    other_command.kill()
+    other_command.wait()
+    _new_command()
+    ensure_limits(Config())
+    assert _taken() == 0
+
+
+def test_without_the_check_a_live_command_loses_its_slots(
+    orphaned: int, other_command: subprocess.Popen[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The defence off: every command on its own server taken to be alone, as before."""
+    monkeypatch.setenv(OWN_SERVER_ENV, str(PREFECT_API_URL.value()))
+    monkeypatch.setattr(limits, "alone_on_database", lambda: True)
+    ensure_limits(Config())
+    assert _taken() == 0
+
+
+def test_a_command_releases_only_at_its_start(orphaned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """build-many sets the limits at each source's start, while its other sources hold slots."""
+    monkeypatch.setenv(OWN_SERVER_ENV, str(PREFECT_API_URL.value()))
+    ensure_limits(Config())
+    assert _taken() == 0
+    with concurrency(DOCKER_BUILDS, occupy=1, timeout_seconds=10):
+        ensure_limits(Config())  # the next source starts
+        assert _taken() == 1

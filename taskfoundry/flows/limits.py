@@ -8,6 +8,8 @@ the config is where to change them (`prefect gcl ls` shows them).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
 import os
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from contextlib import contextmanager
 from prefect.client.orchestration import SyncPrefectClient, get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
 from prefect.concurrency.sync import concurrency
-from prefect.settings import PREFECT_API_URL
+from prefect.settings import PREFECT_API_URL, get_current_settings
 
 from taskfoundry.config import Config
 from taskfoundry.prefect_env import OWN_SERVER_ENV
@@ -38,19 +40,57 @@ def ensure_limits(config: Config) -> None:
         MODEL_CALLS: config.orchestration.model_calls,
     }
     own = os.environ.get(OWN_SERVER_ENV)
+    alone = bool(own and own == PREFECT_API_URL.value()) and alone_on_database()
     with get_client(sync_client=True) as client:
         for name, slots in wanted.items():
             client.upsert_global_concurrency_limit_by_name(name, slots)
             if own and own == PREFECT_API_URL.value():
-                _release_orphans(client, name)
+                _release_orphans(client, name, alone)
             log.debug("concurrency limit %s: %d slots", name, slots)
 
 
-def _release_orphans(client: SyncPrefectClient, name: str) -> None:
+def _release_orphans(client: SyncPrefectClient, name: str, alone: bool) -> None:
     taken = client.read_global_concurrency_limit_by_name(name).active_slots
-    if taken:
+    if taken and alone:
         log.warning("%s: %d slots held by runs that are gone, released", name, taken)
         client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(active_slots=0))
+    elif taken:
+        log.warning("%s: %d slots taken, and another command is running on this database: left", name, taken)
+
+
+_HELD: dict[str, int] = {}  # lock file -> its descriptor, open for this process's life
+
+
+def alone_on_database() -> bool:
+    """Whether no other command on its own server uses this Prefect database now. Each holds a
+    shared lock on a file beside the database for its life (the kernel drops it when the process
+    dies, however it dies); one that can take it exclusively is alone, and only then are the
+    slots it finds taken a dead run's: `make demo` and a yield run at once, the yield's start
+    released the demo's live build slot. Asked once a command: build-many calls this at each
+    source's start, while its other sources hold slots."""
+    path = _lock_path()
+    if path in _HELD:  # asked at this command's start; a slot taken since is a live run's (its own)
+        return False
+    fd = _HELD[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        alone = True
+    except BlockingIOError:
+        alone = False
+    fcntl.flock(fd, fcntl.LOCK_SH)  # from now on, others see this command
+    return alone
+
+
+def _lock_path() -> str:
+    """Beside a SQLite database; for a database server, in Prefect's home, named by its URL."""
+    settings = get_current_settings()
+    url = settings.server.database.connection_url
+    url_text = url.get_secret_value() if url is not None else ""
+    database = url_text.split("///", 1)[1] if url_text.startswith("sqlite") and "///" in url_text else ""
+    if database.startswith("/"):
+        return database + ".taskfoundry-commands.lock"
+    digest = hashlib.sha256(url_text.encode()).hexdigest()[:16]
+    return str(settings.home / f"taskfoundry-commands-{digest}.lock")
 
 
 @contextmanager
