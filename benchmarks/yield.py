@@ -103,10 +103,21 @@ def remove_containers(label: str) -> None:
         container.remove(force=True)
 
 
+def _last_log(out: Path) -> str:
+    logs = sorted((out / "work" / "logs").glob("build-many-*.log"), key=lambda p: p.stat().st_mtime)
+    return logs[-1].read_text(errors="replace") if logs else ""
+
+
+def stage_seconds(out: Path, source: str) -> dict[str, float]:
+    """Each stage's seconds in the source's last build-many log (where an over-time source's
+    time went)."""
+    done = re.findall(rf"{re.escape(source)}: stage (\w+) done in ([\d.]+)s", _last_log(out))
+    return {stage: float(seconds) for stage, seconds in done}
+
+
 def timed_out(source: str, out: Path, minutes: float, seconds: float) -> RunRow:
     """The row of a source stopped at the time limit: failed in the stage after its last done."""
-    logs = sorted((out / "work" / "logs").glob("build-many-*.log"), key=lambda p: p.stat().st_mtime)
-    done = re.findall(rf"{re.escape(source)}: stage (\w+) done", logs[-1].read_text()) if logs else []
+    done = re.findall(rf"{re.escape(source)}: stage (\w+) done", _last_log(out))
     last = STAGES.index(done[-1]) + 1 if done and done[-1] in STAGES else 0
     stage = STAGES[min(last, len(STAGES) - 1)]
     error = f"over the time limit of {minutes:g} min (in stage {stage})"
@@ -126,6 +137,7 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     result: Figures = {"source": source, "row": row.model_dump(mode="json"), "why": None, "task": None}
     result["limit_minutes"] = args.source_minutes
     result["detail"] = first_error(row.log) if row.status != "built" and row.log else None
+    result["stage_seconds"] = stage_seconds(out, source)
     if row.status == "built" and row.task_dir:
         grades = {who: graded(row.task_dir, out, who) for who in ("reference", *DUMMIES)}
         task, why = verdict(row.task_dir, args.min_tests, grades)
