@@ -271,8 +271,8 @@ def _candidates(
 
 def guided_explorer(settings: MutationSettings, deadline: float) -> ExplorerConfig:
     """The guided step's exploration: the next seed, `guided_probes` at most, no coverage target,
-    and no longer than what is left of the stage's deadline. Its own budget (the explorer's
-    900 s) let ripcalc's and xonsh's mutation stages run past their 600 s and the source's limit."""
+    and no longer than what is left of the stage's deadline: on its own budget (the explorer's
+    900 s) it could run a stage of 600 s 900 s past its deadline, and a source past its limit."""
     explorer, cfg = settings.explorer, settings.mutation
     left = max(deadline - time.monotonic(), 0.0)
     update = {"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
