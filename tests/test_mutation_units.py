@@ -438,7 +438,7 @@ def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_the_guided_exploration_ends_with_the_stage(tmp_path: Path) -> None:
     """The guided step's explorer gets what is left of the mutation stage's deadline, not its own
-    900 s: ripcalc's probes of 2.25 s ran its mutation stage (600 s) past the source's limit."""
+    900 s, which could run a stage of 600 s past its deadline by as much."""
     from taskfoundry.config import Config
     from taskfoundry.kinds.program.mutate.stage import guided_explorer
 
