@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from prefect.client.orchestration import get_client
@@ -37,7 +38,8 @@ def orphaned(prefect_harness: None) -> Iterator[int]:
 def _new_command() -> None:
     """This process as a command that has not asked yet (its lock let go)."""
     for fd in limits._HELD.values():
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     limits._HELD.clear()
 
 
@@ -130,3 +132,16 @@ def test_a_command_releases_only_at_its_start(orphaned: int, monkeypatch: pytest
     with concurrency(DOCKER_BUILDS, occupy=1, timeout_seconds=10):
         ensure_limits(Config())  # the next source starts
         assert _taken() == 1
+
+
+def test_a_lock_that_cannot_be_made_leaves_the_slots(
+    orphaned: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Prefect home the command cannot write: not knowing whether it is alone, it leaves the
+    slots (a wait, not a live run's slot lost) and says why, instead of a bare OSError."""
+    monkeypatch.setenv(OWN_SERVER_ENV, str(PREFECT_API_URL.value()))
+    missing = tmp_path / "no-such-folder" / "db.taskfoundry-commands.lock"
+    monkeypatch.setattr(limits, "_lock_path", lambda: str(missing))
+    ensure_limits(Config())
+    assert _taken() == orphaned
+    assert str(missing) in caplog.text

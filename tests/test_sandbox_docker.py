@@ -51,7 +51,17 @@ def test_no_network(box: DockerSandbox) -> None:
     assert interfaces == ["lo"]
 
 
-def test_fork_bomb_is_contained(box: DockerSandbox) -> None:
+@pytest.fixture
+def own_box(docker_client, base_image) -> Iterator[DockerSandbox]:  # type: ignore[no-untyped-def]
+    """A container of its own, for a test whose leftovers would starve the shared one: the fork
+    bomb's last sleeps can hold every pid after `_usable_within` saw one `true` run, and the
+    next test's exec then failed in runc ("read init-p: connection reset by peer", CI at 538a0a3)."""
+    with DockerSandbox(base_image, SandboxLimits(memory_mb=512, pids=64), client=docker_client) as sb:
+        yield sb
+
+
+def test_fork_bomb_is_contained(own_box: DockerSandbox) -> None:
+    box = own_box
     res = box.exec("for i in $(seq 200); do sleep 5 & done; wait", timeout=15)
     assert res.exit_code != 0 or b"fork" in res.stderr.lower() or b"resource" in res.stderr.lower()
     assert _usable_within(box, 20)  # the sandbox survives once the bomb's sleeps end

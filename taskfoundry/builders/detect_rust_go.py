@@ -24,16 +24,16 @@ def cargo(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
     own = data.get("package", {}).get("name")
     name = choose(bins, exe, [package, own], "Cargo.toml")
     flags = f"--offline --locked --bin {name}"
-    lock = read(repo / "Cargo.lock")
+    crates = lock_crates(read(repo / "Cargo.lock"))
     return Recipe(
         kind="cargo",
         language="rust",
         coverage="llvm",
-        build=cargo_lines(flags, name, static_modules(lock)),
+        build=cargo_lines(flags, name, static_modules(crates)),
         coverage_build=[f"RUSTFLAGS='-C instrument-coverage' cargo build {flags} --target-dir target/cov"],
         executable=f"target/release/{name}",
         coverage_executable=f"target/cov/debug/{name}",
-        packages=sys_packages(lock),
+        packages=sys_packages(crates),
     )
 
 
@@ -69,20 +69,19 @@ SYS_PACKAGES = {
 STATIC_NEEDS = {"openssl-sys": ("openssl", ("zlib1g-dev", "libzstd-dev"))}
 
 
-def _crates(lock: str) -> set[str]:
+def lock_crates(lock: str) -> set[str]:
+    """The names of the crates a Cargo.lock's text holds."""
     return set(re.findall(r'^name = "([\w.-]+)"', lock, re.M))
 
 
-def sys_packages(lock: str) -> list[str]:
-    """Debian packages for the -sys crates a Cargo.lock holds (`SYS_PACKAGES`, `STATIC_NEEDS`)."""
-    crates = _crates(lock)
+def sys_packages(crates: set[str]) -> list[str]:
+    """Debian packages for the -sys crates of a Cargo.lock (`SYS_PACKAGES`, `STATIC_NEEDS`)."""
     extra = {pkg for crate, (_, pkgs) in STATIC_NEEDS.items() if crate in crates for pkg in pkgs}
     return sorted({pkg for crate, pkg in SYS_PACKAGES.items() if crate in crates} | extra)
 
 
-def static_modules(lock: str) -> tuple[str, ...]:
+def static_modules(crates: set[str]) -> tuple[str, ...]:
     """The pkg-config modules whose static libraries the static gold links in full."""
-    crates = _crates(lock)
     return tuple(module for crate, (module, _) in STATIC_NEEDS.items() if crate in crates)
 
 

@@ -40,11 +40,12 @@ def ensure_limits(config: Config) -> None:
         MODEL_CALLS: config.orchestration.model_calls,
     }
     own = os.environ.get(OWN_SERVER_ENV)
-    alone = bool(own and own == PREFECT_API_URL.value()) and alone_on_database()
+    mine = bool(own and own == PREFECT_API_URL.value())
+    alone = mine and alone_on_database()
     with get_client(sync_client=True) as client:
         for name, slots in wanted.items():
             client.upsert_global_concurrency_limit_by_name(name, slots)
-            if own and own == PREFECT_API_URL.value():
+            if mine:
                 _release_orphans(client, name, alone)
             log.debug("concurrency limit %s: %d slots", name, slots)
 
@@ -71,7 +72,12 @@ def alone_on_database() -> bool:
     path = _lock_path()
     if path in _HELD:  # asked at this command's start; a slot taken since is a live run's (its own)
         return False
-    fd = _HELD[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = _HELD[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a read-only Prefect home: not knowing, leave every slot where it is
+        log.warning("cannot open %s (%s): slots taken are left, as if another command ran", path, exc)
+        _HELD[path] = -1
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         alone = True

@@ -8,6 +8,7 @@ directory, so that each probe's covered lines are known on their own.
 """
 
 import base64
+import functools
 import glob
 import json
 import os
@@ -229,17 +230,13 @@ def read_gcov(job, covdir):
     return acc
 
 
+@functools.cache
 def rustc_llvm():
     """The major version of rustc's LLVM ('' when unknown), asked once a batch: `rustc -vV`
     through rustup's proxy took a tenth of a second, twice a probe."""
-    if "llvm" not in _RUSTC:
-        version = sh(["rustc", "-vV"]).stdout if shutil.which("rustc") else ""
-        found = re.search(r"^LLVM version: (\d+)", version, re.M)
-        _RUSTC["llvm"] = found.group(1) if found else ""
-    return _RUSTC["llvm"]
-
-
-_RUSTC = {}
+    version = sh(["rustc", "-vV"]).stdout if shutil.which("rustc") else ""
+    found = re.search(r"^LLVM version: (\d+)", version, re.M)
+    return found.group(1) if found else ""
 
 
 def llvm_tool(name):
