@@ -116,6 +116,33 @@ usage: other -f {a,b} FILE
     assert next(o for o in usage.options if o.name == "-l").choices == ("debug", "info")
 
 
+def test_argparse_subcommands_on_a_wrapped_synopsis_line() -> None:
+    """kas 5.5's help: argparse wrapped the synopsis, and the brace group stood on its third
+    line. Read from the first line alone, kas had no subcommands and its probes ran none."""
+    text = """usage: kas [-h] [--version] [-l {debug,info,warning,error,critical}]
+           [--no-color]
+           {build,checkout,clean,dump,for-all-repos,lock,menu,shell}
+           ...
+
+kas - setup tool for bitbake based project
+
+positional arguments:
+  {build,checkout,clean,dump,for-all-repos,lock,menu,shell}
+    build               Checks out all necessary repositories and builds using
+                        bitbake as specified in the configuration file.
+    checkout            Checks out all necessary repositories and sets up the
+
+options:
+  -h, --help            show this help message and exit
+  -l {debug,info,warning,error,critical}, --log-level {debug,info,warning,error,critical}
+                        Set log level (default: info)
+  --no-color            Disable colors for all outputs
+"""
+    usage = parse_usage(text)
+    assert usage.commands == ["build", "checkout", "clean", "dump", "for-all-repos", "lock", "menu", "shell"]
+    assert next(o for o in usage.options if o.name == "--log-level").choices[:2] == ("debug", "info")
+
+
 def test_synopsis_does_not_duplicate_table_options() -> None:
     text = "usage: tool [-n N] [-v]\n\n  -n N   count\n  -v     verbose\n"
     assert [o.name for o in parse_usage(text).options] == ["-n", "-v"]

@@ -168,6 +168,17 @@ def _choices(metavar: str, desc: str) -> tuple[str, ...]:
 def _synopsis_options(lines: list[str]) -> list[Option]:
     """Options from the bracketed groups of the usage synopsis and its continuation lines."""
     out: list[Option] = []
+    for block in _synopses(lines):
+        for group in _GROUP.findall(" ".join(block)):
+            out += _group_options(group)
+        out += [Option((flag,)) for form in block for flag in _bare_flags(form)]
+    return out
+
+
+def _synopses(lines: list[str]) -> list[list[str]]:
+    """Each usage synopsis with its continuation lines: argparse wraps a long one, and kas's
+    brace group of subcommands stood on its third line (its 440 probes ran none of them)."""
+    blocks: list[list[str]] = []
     for i, line in enumerate(lines):
         if not _SYNOPSIS.match(line):
             continue
@@ -176,10 +187,8 @@ def _synopsis_options(lines: list[str]) -> list[Option]:
             if not more.strip() or not more.startswith((" ", "\t")):
                 break
             block.append(more)
-        for group in _GROUP.findall(" ".join(block)):
-            out += _group_options(group)
-        out += [Option((flag,)) for form in block for flag in _bare_flags(form)]
-    return out
+        blocks.append(block)
+    return blocks
 
 
 def _synopsis_commands(lines: list[str]) -> list[str]:
@@ -187,10 +196,8 @@ def _synopsis_commands(lines: list[str]) -> list[str]:
     `usage: cph [-h] [-V] {extract,x,create,c} ...` (and no "commands:" heading: before this
     conda-package-handling's 206 probes all ran without one, and kept 11 tests)."""
     out: list[str] = []
-    for line in lines:
-        if not _SYNOPSIS.match(line):
-            continue
-        words = _GROUP.sub(" ", _SYNOPSIS.sub(" ", line)).split()
+    for block in _synopses(lines):
+        words = _GROUP.sub(" ", _SYNOPSIS.sub(" ", " ".join(block))).split()
         for before, word in zip(["", *words], words, strict=False):
             if _BRACES.fullmatch(word) and not before.startswith("-"):
                 out += [c for c in word.strip("{}").split(",") if c not in out]
