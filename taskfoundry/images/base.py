@@ -121,6 +121,15 @@ def _try_pulled(config: BaseImageConfig, client: docker.DockerClient, tag: str) 
     return True
 
 
+def _errors(logfile: Path) -> str:
+    """debootstrap's own "E:" lines, for the message: a suite without the default packages
+    (sid has no rustc-web) failed as "debootstrap exited 1", its reason only in the log."""
+    lines = [
+        ln[3:].strip() for ln in logfile.read_text(errors="replace").splitlines() if ln.startswith("E: ")
+    ]
+    return f": {'; '.join(lines)} (base.packages lists what is installed)" if lines else ""
+
+
 def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
     """debootstrap a minbase rootfs with the packages, then tar it (atomically)."""
     if shutil.which("debootstrap") is None:
@@ -141,7 +150,7 @@ def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
         with logfile.open("wb") as out:
             proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0:
-            raise ImageError(f"debootstrap exited {proc.returncode}", logfile)
+            raise ImageError(f"debootstrap exited {proc.returncode}{_errors(logfile)}", logfile)
         _configure_rootfs(rootfs, config)
         partial = tarball.with_suffix(".tar.part")
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(partial), "."], check=True)
