@@ -101,3 +101,53 @@ def test_a_small_suite_is_topped_up_with_outcomes_no_kept_test_has(
     outcomes = [repr(k.outcome.signature) for k in topped.kept]
     assert all(outcomes.count(repr(k.outcome.signature)) == 1 for k in added)
     assert all(k.new_lines == 0 for k in added) and topped.covered == plain.covered
+
+
+# A program slow at its work and quick at its help: each call that does something takes 1.5 s
+_SLOW = b"""#!/bin/sh
+case "$1" in
+  --help|-h) echo 'Usage: slowtoy [--shout] WORD'; echo '  --shout   say it loud'; exit 0 ;;
+  --version) echo 'slowtoy 1.0'; exit 0 ;;
+esac
+sleep 1.5
+echo "slowtoy did: $*"
+"""
+# A program that hangs on everything but its help
+_HANGS = _SLOW.replace(b"sleep 1.5", b"sleep 100")
+
+
+def _explore_script(script: bytes, docker_client, base_image, tmp_path: Path, **cfg: object):  # type: ignore[no-untyped-def]
+    budget = {"growth": 1.0, "max_probes": 12, "batch": 12, "patience": 0, "min_tests": 0, **cfg}
+    explorer = Explorer(
+        ExplorerConfig.model_validate(budget), RunnerJob("/tmp/slowtoy", timeout=1), "/tmp/slowtoy"
+    )
+    with DockerSandbox(base_image, PROBE_LIMITS, client=docker_client) as box:
+        box.put_file(script, "/tmp/slowtoy", mode=0o755)
+        install_runner(box)
+        usage = capture_usage(box, "/tmp/slowtoy", 5)
+        return explorer.run(box, tmp_path, {"slowtoy"}, usage, tmp_path / "probes.jsonl")
+
+
+def test_a_slow_program_is_explored_with_the_longer_probe_time(
+    docker_client, base_image, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """ansible-lint linted a file in 5 s, the probe time: only its quick calls became tests (20).
+    Here each call that works takes 1.5 s against a probe time of 1 s; with the defence off (no
+    longer time to try) the calls that work are never kept."""
+    state = _explore_script(_SLOW, docker_client, base_image, tmp_path, slow_probe_timeout=4)
+    worked = [k for k in state.kept if "slowtoy did:" in (k.outcome.stdout or "")]
+    assert state.slow_timeout == 4 and len(worked) >= 3
+    files, _ = render_tests(state.kept, "slowtoy", 0, 2 * state.slow_timeout)
+    assert all("timeout=8)" in line for f in files.values() for line in f.splitlines() if "= run(" in line)
+
+    off = _explore_script(_SLOW, docker_client, base_image, tmp_path, slow_probe_timeout=1)
+    assert off.slow_timeout is None
+    assert not [k for k in off.kept if "slowtoy did:" in (k.outcome.stdout or "")]
+
+
+def test_a_program_that_hangs_keeps_the_short_probe_time(docker_client, base_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The longer time is tried on a sample of the timed-out probes only, and not taken on
+    when they hang again: a program that hangs costs that sample, not every probe × 4 s."""
+    state = _explore_script(_HANGS, docker_client, base_image, tmp_path, slow_probe_timeout=4)
+    assert state.slow_timeout is None
+    assert not [k for k in state.kept if "slowtoy did:" in (k.outcome.stdout or "")]

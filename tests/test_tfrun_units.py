@@ -22,6 +22,7 @@ case "$1" in
   deaf) exit 7 ;;
   hang) sleep 30 ;;
   closed) exec >&- 2>&-; sleep 30 ;;
+  slow) sleep 1.5; echo done ;;
 esac
 """
 
@@ -71,3 +72,15 @@ def test_without_a_pidfd_python_waits(
     assert tfrun.run(["echo"], stdin="hi\n", cwd=tmp_path).stdout == "hi\n"
     with pytest.raises(subprocess.TimeoutExpired):
         tfrun.run(["closed"], cwd=tmp_path)
+
+
+def test_a_slow_program_s_test_gives_its_call_the_longer_time(tfrun: ModuleType, tmp_path: Path) -> None:
+    """A test of a slow program says `timeout=` (twice the explorer's longer probe time); under
+    TF_TIMEOUT's 1 s alone, the call that takes 1.5 s is cut off. A shorter one leaves TF_TIMEOUT's."""
+    assert tfrun.run(["slow"], cwd=tmp_path, timeout=4).stdout == "done\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        tfrun.run(["slow"], cwd=tmp_path)
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        tfrun.run(["hang"], cwd=tmp_path, timeout=0.1)
+    assert time.monotonic() - start >= 0.9  # TF_TIMEOUT's 1 s, not 0.1

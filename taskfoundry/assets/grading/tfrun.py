@@ -68,10 +68,11 @@ def program_uid():
     return int(base) + int(worker.lstrip("gw") or 0)
 
 
-def run(args, stdin="", files=None, cwd=None):
+def run(args, stdin="", files=None, cwd=None, timeout=None):
     """Run the program with `args` in `cwd`, after writing `files` (relative path -> text, or
     bytes for a binary input);
-    `stdin` is text or bytes."""
+    `stdin` is text or bytes. `timeout`: the seconds a slow program's suite gives each call
+    (the explorer's longer probe time, doubled), when longer than TF_TIMEOUT's."""
     cwd = Path(cwd or os.getcwd())
     for name, content in (files or {}).items():
         path = cwd / name
@@ -110,7 +111,7 @@ def run(args, stdin="", files=None, cwd=None):
             **how,
         ) as proc:
             try:
-                stdout, stderr = _communicate(proc, data, TIMEOUT)
+                stdout, stderr = _communicate(proc, data, max(TIMEOUT, timeout or 0))
             except subprocess.TimeoutExpired:
                 proc.kill()  # as subprocess.run does
                 raise

@@ -102,6 +102,13 @@ class ExplorerConfig(BaseModel):
         300, description="tests kept for a new combination of options alone (no new line) at most"
     )
     probe_timeout: float = Field(5.0, description="seconds a probe may run")
+    slow_probe_timeout: float = Field(
+        20.0,
+        description="seconds a probe of a slow program may run: when a share of the first batch "
+        "(slow_share) timed out and most of a sample of them finish in this, the explorer runs "
+        "with it, and its tests give each call twice this",
+    )
+    slow_share: float = Field(0.25, description="share of the first batch timed out that calls a retry")
     max_data_values: int = Field(120, description="installed data files tried as each data option's value")
     harvest: HarvestConfig = Field(
         default_factory=HarvestConfig,

@@ -79,6 +79,7 @@ class Exploration:
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
     spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
     origins: dict[str, OriginCount] = field(default_factory=dict)  # by family (probes.family)
+    slow_timeout: float | None = None  # the probe time taken on for a slow program (None: not slow)
 
     def origin(self, probe: Probe) -> OriginCount:
         return self.origins.setdefault(family(probe.origin), OriginCount())
@@ -164,7 +165,34 @@ class Explorer:
                 f"the first {len(head)} probes all timed out after {self.job.timeout:g}s: the program hangs",
                 log_path,
             )
-        return head + run_probes(sandbox, self.job, batch[CANARY:])
+        return self._slow_retry(sandbox, batch, head + run_probes(sandbox, self.job, batch[CANARY:]))
+
+    def _slow_retry(self, sandbox: Sandbox, batch: list[Probe], outcomes: list[Outcome]) -> list[Outcome]:
+        """A slow program's probes given the longer time. ansible-lint takes 5 s to lint one
+        file, gold or coverage build: every probe that linted ran out of the 5 s, and 20 tests
+        were kept. When a share of the first batch timed out, a sample of those runs again with
+        `slow_probe_timeout`; if most of it finishes, the explorer goes on with that time (a
+        program that hangs on some inputs costs the sample, no more)."""
+        cfg = self.config
+        late = [i for i, out in enumerate(outcomes) if out.timed_out]
+        if cfg.slow_probe_timeout <= self.job.timeout or len(late) < cfg.slow_share * len(batch):
+            return outcomes
+        slow = dataclasses.replace(self.job, timeout=cfg.slow_probe_timeout)
+        sample = late[:CANARY]
+        again = run_probes(sandbox, slow, [batch[i] for i in sample])
+        if sum(not out.timed_out for out in again) * 2 < len(sample):
+            return outcomes
+        log.info(
+            "slow program: %d of %d first probes timed out; probes now get %gs",
+            len(late),
+            len(batch),
+            slow.timeout,
+        )
+        self.job, self.state.slow_timeout = slow, slow.timeout
+        rest = late[CANARY:]
+        redone = dict(zip(sample, again, strict=True))
+        redone.update(zip(rest, run_probes(sandbox, slow, [batch[i] for i in rest]), strict=True))
+        return [redone.get(i, out) for i, out in enumerate(outcomes)]
 
     def _budget_spent(self, start: float) -> bool:
         cfg = self.config

@@ -45,7 +45,9 @@ class ExplorerGenerator:
         # the guided step's candidates: the probes not kept, then the kept ones (whose
         # neighbours may tell a survivor apart where the probe itself does not)
         write_spare(ctx.log_dir / SPARE_FILE, [*state.spare, *state.kept])
-        files, written = render_tests(state.kept, ctx.program, cfg.seed)
+        # a slow program's calls get twice the probe time it was explored with (tfrun's is 2 × 5 s)
+        timeout = 2 * state.slow_timeout if state.slow_timeout else None
+        files, written = render_tests(state.kept, ctx.program, cfg.seed, timeout)
         # `written` is grouped by command: pair each test with its own probe's lines
         per_test = {
             w.junit_name: {f: sorted(ls) for f, ls in state.kept[w.kept].covered.items()} for w in written

@@ -42,9 +42,12 @@ def _is_file(kept: Kept, arg: str) -> bool:
     return any(name == arg for name, _ in kept.probe.files)
 
 
-def render_tests(kept: list[Kept], program: str, seed: int) -> tuple[dict[str, str], list[WrittenTest]]:
+def render_tests(
+    kept: list[Kept], program: str, seed: int, timeout: float | None = None
+) -> tuple[dict[str, str], list[WrittenTest]]:
     """Returns {file name: source} and the tests in the order written (grouped by command,
-    not in the order of `kept`: `WrittenTest.kept` says which probe each test runs)."""
+    not in the order of `kept`: `WrittenTest.kept` says which probe each test runs).
+    `timeout`: each call's seconds, for a slow program (None: tfrun's own)."""
     groups: dict[str, list[tuple[int, Kept]]] = defaultdict(list)
     for index, item in enumerate(kept):
         groups[_group(item)].append((index, item))
@@ -61,13 +64,13 @@ def render_tests(kept: list[Kept], program: str, seed: int) -> tuple[dict[str, s
         for index, item in groups[group]:
             counter += 1
             name = f"test_{_slug('_'.join(item.probe.args[:4]))}_{counter:04d}"
-            parts.append(_render_one(item, name, program))
+            parts.append(_render_one(item, name, program, timeout))
             written.append(WrittenTest(fname, name, index))
         files[fname] = "\n".join(parts)
     return files, written
 
 
-def _render_one(item: Kept, name: str, program: str) -> str:
+def _render_one(item: Kept, name: str, program: str, timeout: float | None) -> str:
     probe, out = item.probe, item.outcome
     shown = " ".join(probe.args) or "(no arguments)"
     what = "stdout, stderr, exit status" + (" and files written" if out.files else "")
@@ -78,6 +81,8 @@ def _render_one(item: Kept, name: str, program: str) -> str:
         inner = ", ".join(f"{name!r}: FILES[{name!r}]" for name, _ in probe.files)
         kwargs.append(f"files={{{inner}}}")
     kwargs.append("cwd=tmp_path")
+    if timeout:
+        kwargs.append(f"timeout={timeout:g}")
     lines = [
         f"def {name}(tmp_path):",
         f'    """CATCHES: a rebuild whose {what} for `{program} {_doc(shown)}`'
