@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from taskfoundry.config import Config
 from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
-from taskfoundry.kinds.program.testgen.probes import RunnerJob, install_runner
+from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.kinds.program.testgen.writer import render_tests
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.settings import PROBE_LIMITS
@@ -151,3 +152,46 @@ def test_a_program_that_hangs_keeps_the_short_probe_time(docker_client, base_ima
     state = _explore_script(_HANGS, docker_client, base_image, tmp_path, slow_probe_timeout=4)
     assert state.slow_timeout is None
     assert not [k for k in state.kept if "slowtoy did:" in (k.outcome.stdout or "")]
+
+
+# Each call notes when it started and ended, in a file all probes share
+_NOTED = b"""#!/bin/sh
+echo "start $1 $(date +%s.%N)" >> /tmp/noted
+sleep 1
+echo "end $1 $(date +%s.%N)" >> /tmp/noted
+echo "probe $1"
+"""
+
+
+def _spans(box: DockerSandbox) -> list[tuple[float, float]]:
+    marks: dict[str, dict[str, float]] = {}
+    for line in box.get_file("/tmp/noted").decode().splitlines():
+        what, name, when = line.split()
+        marks.setdefault(name, {})[what] = float(when)
+    return sorted((m["start"], m["end"]) for m in marks.values())
+
+
+@pytest.mark.parametrize("parallel", [1, 2])
+def test_probes_run_at_once_give_what_they_give_one_by_one(
+    csvq_build, docker_client, base_image, parallel: int
+) -> None:  # type: ignore[no-untyped-def]
+    """`explorer.parallel` runs a batch's probes at once: each its own work and coverage
+    directory, so the outcomes (and gcov's lines of each) are those of one at a time, in order."""
+    _, build = csvq_build
+    probes = [Probe(args) for args in (("--help",), ("-d", ";"), ("--bogus",), ("-n", "2"), ())]
+    serial = RunnerJob(executable=COVERAGE, coverage="gcov", cov_root=COV_ROOT, timeout=5)
+    with DockerSandbox(build.image, PROBE_LIMITS, client=docker_client) as box:
+        install_runner(box)
+        one = run_probes(box, serial, probes)
+        many = run_probes(box, dataclasses.replace(serial, parallel=parallel), probes)
+    assert [(o.signature, o.covered) for o in many] == [(o.signature, o.covered) for o in one]
+    assert all(o.covered for o in one)
+    with DockerSandbox(base_image, PROBE_LIMITS, client=docker_client) as box:
+        box.put_file(_NOTED, "/tmp/noted.sh", mode=0o755)
+        install_runner(box)
+        job = RunnerJob("/tmp/noted.sh", timeout=5, parallel=parallel)
+        outs = run_probes(box, job, [Probe((str(i),)) for i in range(4)])
+        spans = _spans(box)
+    assert [o.stdout for o in outs] == [f"probe {i}\n" for i in range(4)]
+    overlaps = sum(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+    assert overlaps == 0 if parallel == 1 else overlaps >= 1  # one by one: no call began before one ended

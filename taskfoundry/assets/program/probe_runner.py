@@ -20,6 +20,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 
 def probe_env(workdir):
@@ -52,6 +54,8 @@ class Limited:
         for which, saved in self.saved.items():
             resource.setrlimit(which, saved)
 
+
+SPAWN = threading.Lock()
 
 #: stdin this small fits the pipe's buffer: written at once, no writer loop needed
 PIPE_SIZE = 65536
@@ -143,7 +147,7 @@ def run_probe(job, probe, workdir, covdir):
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # argv[0] as the worker's program sees it, so usage and error lines name the same path
         argv0 = job.get("argv0") or job["executable"]
-        with Limited(file_cap(job, covdir)):
+        with SPAWN, Limited(file_cap(job, covdir)):  # the limits are the process's: one spawn at a time
             proc = subprocess.Popen(
                 [argv0, *probe["args"]],
                 executable=job["executable"],
@@ -426,24 +430,30 @@ def main():
     job = json.load(sys.stdin)
     tempfile.tempdir = job.get("workroot", "/tmp")  # the probes' output files too
     base = tempfile.mkdtemp(prefix="probes-")
-    results = []
-    reader = READERS.get(job.get("coverage", ""))
-    watch = job.get("watch") or None
-    for probe in job["probes"]:
-        covdir = os.path.join(base, "cov", probe["id"]) if reader else None
-        watch = watch if watch and fresh(watch) else None
-        result = run_probe(job, probe, os.path.join(base, "w", probe["id"]), covdir)
-        if watch:
-            result["infects"] = infected(watch)
-        if reader:
-            covered, total = reader(job, covdir)
-            result["covered"] = {k: sorted(v) for k, v in covered.items()}
-            result["total"] = {k: sorted(v) for k, v in total.items()}
-            shutil.rmtree(covdir, ignore_errors=True)
-        shutil.rmtree(os.path.join(base, "w", probe["id"]), ignore_errors=True)
-        results.append(result)
+    # a watch build's file tells which mutants the last probe reached: one probe at a time
+    workers = 1 if job.get("watch") else max(int(job.get("parallel", 1)), 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda probe: one_probe(job, probe, base), job["probes"]))
     shutil.rmtree(base, ignore_errors=True)
     json.dump({"results": results}, sys.stdout)
+
+
+def one_probe(job, probe, base):
+    """Run one probe and read its coverage; each has its own work and coverage directories."""
+    reader = READERS.get(job.get("coverage", ""))
+    watch = job.get("watch") or None
+    covdir = os.path.join(base, "cov", probe["id"]) if reader else None
+    watch = watch if watch and fresh(watch) else None
+    result = run_probe(job, probe, os.path.join(base, "w", probe["id"]), covdir)
+    if watch:
+        result["infects"] = infected(watch)
+    if reader:
+        covered, total = reader(job, covdir)
+        result["covered"] = {k: sorted(v) for k, v in covered.items()}
+        result["total"] = {k: sorted(v) for k, v in total.items()}
+        shutil.rmtree(covdir, ignore_errors=True)
+    shutil.rmtree(os.path.join(base, "w", probe["id"]), ignore_errors=True)
+    return result
 
 
 if __name__ == "__main__":

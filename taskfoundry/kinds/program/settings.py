@@ -92,6 +92,9 @@ class ExplorerConfig(BaseModel):
     )
     coverage_target: float = Field(0.95, description="stop once this line rate is reached")
     batch: int = Field(40, description="probes per sandbox exec")
+    parallel: int = Field(
+        1, ge=1, description="probes of a batch run at once (each with its own directories); 1: one by one"
+    )
     max_tests: int = Field(1000, description="tests kept at most")
     min_tests: int = Field(
         80,

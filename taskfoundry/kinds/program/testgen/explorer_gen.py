@@ -33,6 +33,7 @@ class ExplorerGenerator:
             go_module=ctx.go_module,
             timeout=cfg.probe_timeout,
             exclude=ctx.exclude,
+            parallel=cfg.parallel,
         )
         state = Explorer(cfg, job, GOLD).run(
             ctx.sandbox,

@@ -145,6 +145,7 @@ class RunnerJob:
     env: dict[str, str] = field(default_factory=dict)  # more variables for the program (a mutant's switch)
     workroot: str = "/tmp"  # where the runner makes each probe's directory and output files
     watch: str = ""  # a watch build's file (schemata.INFECTED): each outcome's `infects` from it
+    parallel: int = 1  # probes run at once (a watch build's run one at a time)
 
 
 def install_runner(sandbox: Sandbox) -> None:
@@ -163,7 +164,7 @@ def run_probes(
     for one, env in zip(jobs, envs, strict=True) if envs is not None else ():
         one["env"] = env
     payload = {**job.__dict__, "probes": jobs}
-    budget = (job.timeout + 5) * len(probes) + 60
+    budget = (job.timeout + 5) * len(probes) + 60  # as if one at a time, whatever `parallel`
     res = sandbox.exec(
         ["python3", RUNNER_PATH], timeout=budget, stdin=json.dumps(payload).encode(), workdir="/tmp"
     )
