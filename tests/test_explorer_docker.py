@@ -10,7 +10,9 @@ import pytest
 from taskfoundry import sections
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
+from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.settings import ExplorerConfig
+from taskfoundry.kinds.program.testgen import explorer as explorer_module
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
@@ -195,3 +197,36 @@ def test_probes_run_at_once_give_what_they_give_one_by_one(
     assert [o.stdout for o in outs] == [f"probe {i}\n" for i in range(4)]
     overlaps = sum(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
     assert overlaps == 0 if parallel == 1 else overlaps >= 1  # one by one: no call began before one ended
+
+
+# A gold that cannot start the program: every call ends in the same error (ansible-lint's
+# zipapp: no `ansible` on PATH), while the coverage build answers each call its own way
+_BROKEN_GOLD = b"#!/bin/sh\necho \"Failed to find runtime dependency 'ansible' in PATH\" >&2\nexit 1\n"
+_WORKS = b"""#!/bin/sh
+case "$1" in
+  --help) echo 'Usage: toy [--shout] [--count N] WORD'; echo '  --shout  loud'; echo '  --count N  times' ;;
+  *) echo "toy: $*" ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("defence", [True, False])
+def test_a_gold_that_answers_everything_alike_fails_generation(
+    docker_client, base_image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, defence: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """Defence off: 23 kept tests that all expect one error message, and nothing says so."""
+    if not defence:
+        monkeypatch.setattr(explorer_module, "_gold_answers_all_alike", lambda *a: None)
+    budget = {"growth": 1.0, "max_probes": 20, "batch": 20, "patience": 0, "min_tests": 0}
+    explorer = Explorer(ExplorerConfig.model_validate(budget), RunnerJob("/tmp/cov", timeout=5), "/tmp/gold")
+    with DockerSandbox(base_image, PROBE_LIMITS, client=docker_client) as box:
+        box.put_file(_WORKS, "/tmp/cov", mode=0o755)
+        box.put_file(_BROKEN_GOLD, "/tmp/gold", mode=0o755)
+        install_runner(box)
+        usage = capture_usage(box, "/tmp/cov", 5)
+        if defence:
+            with pytest.raises(GenerationError, match="the gold answered all .* alike .*runtime dependency"):
+                explorer.run(box, tmp_path, {"toy"}, usage, tmp_path / "probes.jsonl")
+        else:
+            state = explorer.run(box, tmp_path, {"toy"}, usage, tmp_path / "probes.jsonl")
+            assert len(state.kept) >= 5 and len({repr(k.outcome.signature) for k in state.kept}) == 1

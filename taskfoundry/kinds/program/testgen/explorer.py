@@ -89,6 +89,25 @@ class Exploration:
         return sum(len(v) for v in self.covered.values()) / tot if tot else 0.0
 
 
+ALIKE = 5  # the coverage build's distinct outcomes past which one gold outcome means a broken gold
+
+
+def _gold_answers_all_alike(kept: list[Kept], explored: int, log_path: Path) -> None:
+    """A gold that gives every kept probe one outcome, where the coverage build gave many, does
+    not run the program: ansible-lint's zipapp found no `ansible` on PATH and answered all 23
+    "Failed to find runtime dependency", while its coverage venv linted. Such a suite tests an
+    error message alone."""
+    outcomes = {repr(k.outcome.signature) for k in kept}
+    if len(outcomes) == 1 and explored >= ALIKE:
+        out = kept[0].outcome
+        said = (out.stderr or out.stdout or "")[:300]
+        raise GenerationError(
+            f"the gold answered all {len(kept)} kept probes alike (exit {out.exit_code}: {said!r}), "
+            f"where the coverage build gave {explored} outcomes: the gold does not run the program",
+            log_path,
+        )
+
+
 def installed_data_names(sandbox: Sandbox) -> list[str]:
     """Stems of the data files the program's install put under share/ (figlet's fonts:
     `-f big`), from the build's runtime-data tar; docs and translations left out."""
@@ -147,9 +166,11 @@ class Explorer:
                 _log_batch(plog, batch, outcomes)
                 self._absorb(batch, outcomes)
         self._top_up()
+        explored = {repr(k.outcome.signature) for k in self.state.kept}
         self._verify_on_gold(sandbox)
         if not self.state.kept:
             raise GenerationError("no probe gave a reproducible result to test", log_path)
+        _gold_answers_all_alike(self.state.kept, len(explored), log_path)
         self.state.seconds = time.monotonic() - start
         return self.state
 
