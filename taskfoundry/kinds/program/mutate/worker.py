@@ -63,18 +63,7 @@ PROBES_DIR = f"{SCRATCH}/probes"  # the guided probes' directories, on the scrat
 ALONE_DIR = f"{MUTANT_DIR}/alone"  # programs of mutants rebuilt alone, until their session
 EQUIVALENT = "the stripped program is the reference's"
 GO_EVERY_ERROR = 'export GOFLAGS="${GOFLAGS:+$GOFLAGS }-gcflags=./...=-e"\n'
-HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`fit_timeout`)
-SLOW_FACTOR = 3.0  # a slow program's mutant calls: at most this times its slowest test
-
-
-def fit_timeout(program_timeout: float, slowest: float) -> float:
-    """A mutant's program call may take `HANG_FACTOR` times the slowest test on the unmutated
-    program (at least `MIN_TIMEOUT`): a mutant that loops forever then costs a second, not the
-    whole timeout, per test it hangs in. At most `program_timeout`, unless the program is slow
-    itself: then `SLOW_FACTOR` times its slowest test. ansible-lint's tests take 4-6 s, and
-    under a cap of 5 s 47 of its 50 mutants counted as hangs."""
-    cap = max(program_timeout, SLOW_FACTOR * slowest)
-    return min(cap, max(MIN_TIMEOUT, HANG_FACTOR * slowest))
+HANG_FACTOR, MIN_TIMEOUT = 10.0, 1.0  # a mutant's program call: a hang past this (`_fit_timeout`)
 
 
 class MutantWorker:
@@ -267,7 +256,10 @@ class MutantWorker:
         return verdict
 
     def _fit_timeout(self, slowest: float) -> None:
-        self.timeout = fit_timeout(self.config.program_timeout, slowest)
+        """A mutant's program call may take `HANG_FACTOR` times the slowest test on the
+        unmutated program (at least `MIN_TIMEOUT`, at most `program_timeout`): a mutant that
+        loops forever then costs a second, not the whole timeout, per test it hangs in."""
+        self.timeout = min(self.config.program_timeout, max(MIN_TIMEOUT, HANG_FACTOR * slowest))
         self._guard_settings(self.timeout)
 
     def run_all(self, planned: list[Planned], deadline: float) -> tuple[list[MutantRecord], bool]:
