@@ -16,6 +16,7 @@ import pytest
 
 from taskfoundry.agent import AgentConfig
 from taskfoundry.agent.scripted import ScriptedModel, bash, submit
+from taskfoundry.builders import detect_python
 from taskfoundry.builders.agent import BuildAgent, BuildAgentConfig
 from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD, BuildResult, run_build
 from taskfoundry.builders.resolve import resolve_recipe
@@ -210,6 +211,41 @@ def test_python_console_script(tmp_path: Path, docker_client: Any, base_image: s
     assert said == [f"hello, u{u}\n".encode() for u in UIDS] and len(copies) == 1, copies
     again = _build(tmp_path, files, docker_client, base_image)  # the host-side wheel build left no trace
     assert (again.image, again.built) == (res.image, False)
+
+
+HELPED = {
+    "pyproject.toml": "[build-system]\nrequires = ['flit_core>=3.4,<4']\n"
+    "build-backend = 'flit_core.buildapi'\n[project]\nname = 'greet'\nversion = '1.0'\n"
+    "description = 'greets'\n[project.scripts]\ngreet = 'greet.cli:main'\n"
+    "greet-helper = 'greet.helper:main'\n",
+    "greet/__init__.py": "",
+    "greet/cli.py": "import subprocess, sys\n\n\ndef main():\n"
+    "    try:\n        said = subprocess.run(['greet-helper', sys.argv[1]], capture_output=True, text=True)\n"
+    "    except FileNotFoundError:\n        print('no greet-helper on PATH')\n        return 1\n"
+    "    print(said.stdout.strip() or said.stderr.strip().splitlines()[-1])\n    return said.returncode\n",
+    "greet/helper.py": "import sys\n\n\ndef main():\n    print(f'helped {sys.argv[1]}')\n",
+}
+
+
+@pytest.mark.parametrize("defence", [True, False])
+def test_a_python_gold_finds_the_console_scripts_installed_with_it(
+    tmp_path: Path, docker_client: Any, base_image: str, monkeypatch: pytest.MonkeyPatch, defence: bool
+) -> None:
+    """ansible-lint runs `ansible`: its zipapp gold found none on PATH, and every call answered
+    "Failed to find runtime dependency 'ansible' in PATH". The console scripts installed with
+    the program are on its PATH and import from its unpacked copy, as a venv's would."""
+    if not defence:
+        monkeypatch.setattr(detect_python, "SCRIPTS_RUN_ANYWHERE", "true")
+        monkeypatch.setattr(
+            detect_python, "_MAIN", detect_python._MAIN.replace("_on_path(sys.path[0])\n", "")
+        )
+    res = _build(tmp_path, HELPED, docker_client, base_image)
+    with DockerSandbox(res.image, client=docker_client) as box:
+        said = box.exec([GOLD, "ann"], timeout=60, user="1000")
+    if defence:
+        assert (said.exit_code, said.stdout) == (0, b"helped ann\n"), said
+    else:
+        assert said.exit_code != 0 and said.stdout == b"no greet-helper on PATH\n", said
 
 
 UIDS = range(3000, 3006)

@@ -3,7 +3,8 @@
 Gold: the project and its dependencies installed (offline, from the wheelhouse the
 build stage fetched on the host) into one directory and packed with `zipapp` into a
 single `executable` that runs on the image's python3. That is a script, so its
-interpreter must read it: Python tasks are source-visible (mode 0755, not 0111).
+interpreter must read it: Python tasks are source-visible (mode 0755, not 0111). The console scripts installed with
+it (its dependencies' too) are on its PATH when it runs, as a venv's `bin` would put them.
 Coverage: the same install in a venv outside COV_ROOT, and a wrapper that runs the
 console script's entry point under `coverage run` with the package imported from
 COV_ROOT itself, so measured paths are first-party source paths.
@@ -45,6 +46,7 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         build=[
             "python3 -m venv .tfpip",
             f".tfpip/bin/pip install {PIP} --no-compile --target .tfapp .",
+            SCRIPTS_RUN_ANYWHERE,
             f"cat > .tfapp/__main__.py <<'TF_EOF'\n{_unpacking_main(entry)}TF_EOF",
             "python3 -m zipapp .tfapp -p '/usr/bin/env python3' -o executable",
         ],
@@ -58,6 +60,13 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         entry_point=entry,
         packages=native_packages(repo),
     )
+
+
+# pip --target writes console scripts that start the build's venv: they start python3 instead
+SCRIPTS_RUN_ANYWHERE = (
+    'for f in .tfapp/bin/*; do [ -f "$f" ] && '
+    "sed -i '1s|^#!.*python[0-9.]*$|#!/usr/bin/env python3|' \"$f\"; done; true"
+)
 
 
 # The gold's __main__: the archive unpacked once per content into the temp directory,
@@ -76,6 +85,9 @@ def _unpack(zf, part):
         zf.extractall(part)
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    scripts = os.path.join(part, "bin")  # a zip keeps no modes: the console scripts run again
+    for name in os.listdir(scripts) if os.path.isdir(scripts) else []:
+        os.chmod(os.path.join(scripts, name), 0o755)
 def _usable(where):
     # a whole copy (renamed into place once complete) that only its owner could change: the
     # runs of one container share it, whatever their uid (the mutation harness runs each
@@ -134,7 +146,15 @@ def _place(zf, tmp, key, where, alone):
             return part
         shutil.rmtree(part, ignore_errors=True)
     return where
+def _on_path(where):
+    # the console scripts installed with it (ansible-lint runs `ansible`), found on PATH and
+    # importing from this copy, as a venv's bin would give them
+    scripts = os.path.join(where, "bin")
+    if os.path.isdir(scripts):
+        os.environ["PATH"] = os.pathsep.join([scripts, os.environ.get("PATH") or os.defpath])
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (where, os.environ.get("PYTHONPATH")) if p)
 sys.path[0] = _unpacked(os.path.dirname(os.path.abspath(__file__)))
+_on_path(sys.path[0])
 import {module} as _m
 sys.exit(functools.reduce(getattr, {attrs!r}, _m)())
 """

@@ -182,7 +182,12 @@ def run_probe(job, probe, workdir, covdir):
 
 # coverage readers: each returns (covered, total) as {file: sorted lines} ------------------
 def sh(argv, **kw):
-    return subprocess.run(argv, capture_output=True, text=True, check=False, **kw)
+    """Run a coverage tool to its end. Started under SPAWN: a probe's spawn in another
+    thread lowers the process's file-size limit, and a tool started then would inherit it."""
+    with SPAWN:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    out, err = proc.communicate()
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 DEFAULT_EXCLUDE = ("target/", "vendor/", ".cargo/", "third_party/")
@@ -441,9 +446,9 @@ def main():
 def one_probe(job, probe, base):
     """Run one probe and read its coverage; each has its own work and coverage directories."""
     reader = READERS.get(job.get("coverage", ""))
-    watch = job.get("watch") or None
     covdir = os.path.join(base, "cov", probe["id"]) if reader else None
-    watch = watch if watch and fresh(watch) else None
+    watch = job.get("watch") or None
+    watch = watch if watch and fresh(watch) else None  # emptied before each probe
     result = run_probe(job, probe, os.path.join(base, "w", probe["id"]), covdir)
     if watch:
         result["infects"] = infected(watch)
