@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from taskfoundry.atomic import write_json
+from taskfoundry.config import load_config
 from taskfoundry.flows.catalog import load_catalog
 from taskfoundry.flows.summary import RunRow, RunSummary
 from taskfoundry.kinds.program.filter.dummies import render_dummy
@@ -136,6 +137,7 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     row = build_one(source, out, tail, args.source_minutes, n)
     result: Figures = {"source": source, "row": row.model_dump(mode="json"), "why": None, "task": None}
     result["limit_minutes"] = args.source_minutes
+    result["base_suite"] = load_config(args.config).base.suite  # the Debian suite it was built on
     result["detail"] = first_error(row.log) if row.status != "built" and row.log else None
     result["stage_seconds"] = stage_seconds(out, source)
     if row.status == "built" and row.task_dir:
@@ -289,6 +291,7 @@ def report(results: list[Figures]) -> Figures:
         "mutation_score": _mean(scores),
         "languages": Counter(t["language"] for t in tasks).most_common(),
         "limits": Counter(_limit(r) for r in results).most_common(),
+        "bases": Counter(r.get("base_suite", "not recorded") for r in results).most_common(),
         "wall_seconds": sum(r["seconds"] for r in results),
         "cpu_seconds": sum(r["cpu_seconds"] for r in results),
     }
@@ -310,7 +313,11 @@ def print_report(figures: dict[str, Any], rule: str, results: list[Figures]) -> 
     n, wall, cpu = figures["sources"], figures["wall_seconds"], figures["cpu_seconds"]
     limits = ", ".join(f"{limit} ({count})" for limit, count in figures["limits"])
     print(f"rule: {rule}\nsources: {n}; wall {wall / 60:.1f} min; machine CPU {cpu / 60:.1f} min")
-    print(f"time limit a source (sources): {limits}\n")
+    bases = ", ".join(f"{suite} ({count})" for suite, count in figures["bases"])
+    print(f"time limit a source (sources): {limits}")
+    print(
+        f'base image suite (sources; "not recorded": built before it was, on the default trixie): {bases}\n'
+    )
     print("| stage | got past | share |\n|---|---|---|")
     for stage, count in figures["past_stage"].items():
         print(f"| {stage} | {count} | {100 * count / n:.0f}% |" if n else f"| {stage} | 0 | - |")
