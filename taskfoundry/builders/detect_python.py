@@ -3,8 +3,9 @@
 Gold: the project and its dependencies installed (offline, from the wheelhouse the
 build stage fetched on the host) into one directory and packed with `zipapp` into a
 single `executable` that runs on the image's python3. That is a script, so its
-interpreter must read it: Python tasks are source-visible (mode 0755, not 0111). The console scripts installed with
-it (its dependencies' too) are on its PATH when it runs, as a venv's `bin` would put them.
+interpreter must read it: Python tasks are source-visible (mode 0755, not 0111). The
+console scripts installed with it (its dependencies' too) are on its PATH when it runs, as
+a venv's `bin` would put them.
 Coverage: the same install in a venv outside COV_ROOT, and a wrapper that runs the
 console script's entry point under `coverage run` with the package imported from
 COV_ROOT itself, so measured paths are first-party source paths.
@@ -46,8 +47,8 @@ def python_project(repo: Path, exe: str | None, package: str | None) -> Recipe |
         build=[
             "python3 -m venv .tfpip",
             f".tfpip/bin/pip install {PIP} --no-compile --target .tfapp .",
-            SCRIPTS_RUN_ANYWHERE,
             f"cat > .tfapp/__main__.py <<'TF_EOF'\n{_unpacking_main(entry)}TF_EOF",
+            SCRIPTS_RUN_ANYWHERE,
             "python3 -m zipapp .tfapp -p '/usr/bin/env python3' -o executable",
         ],
         coverage_build=[
