@@ -69,9 +69,22 @@ class BaseImageConfig(BaseModel):
     cache_dir: Path = Field(
         Path.home() / ".cache" / "taskfoundry", description="where rootfs tarballs are kept"
     )
+    check_valid_until: bool = Field(
+        True,
+        description="apt in the image refuses a Release file past its Valid-Until; false for a "
+        "snapshot of the archive (sid's Release is valid for a week: a mirror frozen longer "
+        "ago fails every package install with 'Release file ... is expired')",
+    )
 
     def recipe_hash(self) -> str:
-        recipe = {"suite": self.suite, "packages": sorted(self.packages), "pulled": self.pulled, "version": 2}
+        recipe: dict[str, object] = {
+            "suite": self.suite,
+            "packages": sorted(self.packages),
+            "pulled": self.pulled,
+            "version": 2,
+        }
+        if not self.check_valid_until:  # the default's tag stays as it was
+            recipe["check_valid_until"] = False
         blob = json.dumps(recipe, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:12]
 
@@ -157,10 +170,23 @@ def _bootstrap(config: BaseImageConfig, tarball: Path) -> None:
         os.replace(partial, tarball)
 
 
+#: where the base image's apt is told to take an expired Release file
+SNAPSHOT_CONF = "etc/apt/apt.conf.d/99taskfoundry-snapshot"
+
+
+def apt_files(config: BaseImageConfig) -> dict[str, str]:
+    """The base image's apt files, by path under its root: its sources, and the setting for a
+    snapshot mirror. (The build stage's toolchain layer runs `apt-get update` with them.)"""
+    files = {"etc/apt/sources.list": f"deb {config.mirror} {config.suite} main\n"}
+    if not config.check_valid_until:
+        files[SNAPSHOT_CONF] = 'Acquire::Check-Valid-Until "false";\n'
+    return files
+
+
 def _configure_rootfs(rootfs: Path, config: BaseImageConfig) -> None:
     """apt sources for later package installs, and the non-root worker user."""
-    sources = rootfs / "etc/apt/sources.list"
-    sources.write_text(f"deb {config.mirror} {config.suite} main\n")
+    for path, text in apt_files(config).items():
+        (rootfs / path).write_text(text)
     subprocess.run(
         ["chroot", str(rootfs), "useradd", "-m", "-u", "1000", "-s", "/bin/bash", "worker"],
         check=True,
