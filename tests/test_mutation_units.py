@@ -165,6 +165,11 @@ def test_rebuild_plans_skip_configuring_and_find_python_sources(tmp_path: Path) 
     assert auto is not None
     commands = rebuild_plan(auto).commands
     assert commands[0] == "make -j2" and len(commands) == 2 and "configure" not in " ".join(commands)
+    (tmp_path / "bootstrap").write_text("#!/bin/sh\n")  # gnulib's, as libidn2's tree has
+    (tmp_path / "bootstrap.conf").write_text("GNULIB_REVISION=c89cd2fbd3b9\n")
+    gnulib = autotools(tmp_path, None, None)
+    assert gnulib is not None and "./bootstrap" in " ".join(gnulib.build)
+    assert rebuild_plan(gnulib).commands == commands  # made once, with the image
     (tmp_path / "CMakeLists.txt").write_text("project(tool)\nadd_executable(tool main.c)\n")
     cm = cmake(tmp_path, None, None)
     assert cm is not None and not any("-S" in c for c in rebuild_plan(cm).commands)

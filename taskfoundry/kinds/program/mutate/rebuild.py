@@ -15,6 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from taskfoundry.builders.detect_c import GNULIB_CLONE
 from taskfoundry.builders.detect_python import entry_root
 from taskfoundry.builders.recipe import Recipe
 
@@ -23,8 +24,11 @@ MUTANT_DIR = "/task/mutant"
 PROGRAM = f"{MUTANT_DIR}/program"  # the program built from the current mutant
 STRIPPED = "/tmp/tfm-stripped"
 # commands that (re)configure a tree: run once at image build, not again per mutant
+# (gnulib's ./bootstrap and the clone it reads: libidn2's mutation had "the reference does not
+# rebuild in its image", a bootstrap run again in a tree it had made)
 _SETUP = re.compile(
-    r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b)"
+    r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b"
+    rf"|\./bootstrap\b|rm -rf {GNULIB_CLONE} )"
 )
 _PY_APP = ".tfapp"
 # Go writes a build ID into the binary: a hash of its inputs (the source), not of its code. A
