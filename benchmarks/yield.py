@@ -5,7 +5,9 @@
         [--rule TEXT] [--json FILE] [--config FILE] [--report-only]
 
 `benchmarks/yield_sources.yaml` is a catalog benchmarks/discover.py wrote by a rule (its header
-says which); its Debian sources need a config with `sources.debian.suite: sid`.
+says which); its Debian sources need a config with `sources.debian.suite: sid`: the runs use
+`benchmarks/yield_sid.yaml`, and `benchmarks/yield_sid_base.yaml` (a sid base) for a sid source
+whose Build-Depends trixie cannot meet. Each result records its base's suite.
 
 The sources are a refresh catalog (`taskfoundry discover` writes one: the rule is then "the
 first N candidates of the program kind per registry, in the catalog's order") or SOURCEs on
