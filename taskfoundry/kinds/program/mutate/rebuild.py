@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from taskfoundry.builders.detect_c import GNULIB_CLONE
+from taskfoundry.builders.detect_c import GNULIB_PREPARE
 from taskfoundry.builders.detect_python import entry_root
 from taskfoundry.builders.recipe import Recipe
 
@@ -24,12 +24,17 @@ MUTANT_DIR = "/task/mutant"
 PROGRAM = f"{MUTANT_DIR}/program"  # the program built from the current mutant
 STRIPPED = "/tmp/tfm-stripped"
 # commands that (re)configure a tree: run once at image build, not again per mutant
-# (gnulib's ./bootstrap and the clone it reads: libidn2's mutation had "the reference does not
-# rebuild in its image", a bootstrap run again in a tree it had made)
 _SETUP = re.compile(
-    r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b"
-    rf"|\./bootstrap\b|rm -rf {GNULIB_CLONE} )"
+    r"^\s*(\./configure\b|autoreconf\b|cmake\s+(-S|-B|\.)|meson\s+setup\b|python3 -m venv\b|\S*pip install\b)"
 )
+
+
+def _is_setup(command: str) -> bool:
+    """gnulib's bootstrap steps too (libidn2's mutation had "the reference does not rebuild in
+    its image": a bootstrap run again in a tree it had made)."""
+    return command in GNULIB_PREPARE or bool(_SETUP.match(command))
+
+
 _PY_APP = ".tfapp"
 # Go writes a build ID into the binary: a hash of its inputs (the source), not of its code. A
 # mutant whose code compiles to the reference's would differ by it alone, so it is blanked in
@@ -81,7 +86,7 @@ def rebuild_plan(recipe: Recipe, repo: Path | None = None) -> RebuildPlan:
         zipapp = tuple(c for c in recipe.build if "zipapp" in c)
         root = entry_root(repo, recipe.entry_point) if repo and recipe.entry_point else None
         return RebuildPlan(commands=zipapp, executable=executable, python_app=True, python_root=root)
-    commands = tuple(c for c in recipe.build if not _SETUP.match(c)) or tuple(recipe.build)
+    commands = tuple(c for c in recipe.build if not _is_setup(c)) or tuple(recipe.build)
     if recipe.kind == "cargo":  # incremental release builds: ~1 s a mutant instead of ~7 s
         commands = ("export CARGO_INCREMENTAL=1", *commands)
     return RebuildPlan(commands=commands, executable=executable)
