@@ -7,6 +7,7 @@ exact output (strong) and one only that the program did not crash (weak).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -867,3 +868,54 @@ def test_a_mutant_cannot_leave_files_beside_its_directory_for_the_next(  # type:
         )
     statuses = [found[n].status for n in "abc"]
     assert statuses == (["survived"] * 3 if defence else ["survived", "killed", "killed"]), found
+
+
+SLOW_TESTS = '''"""Four tests of a second each that pass whatever the program: a slow program's survivor."""
+
+import time
+
+
+def test_one(tmp_path):
+    time.sleep(1)
+
+
+def test_two(tmp_path):
+    time.sleep(1)
+
+
+def test_three(tmp_path):
+    time.sleep(1)
+
+
+def test_four(tmp_path):
+    time.sleep(1)
+'''
+# the plugin's deadline looked at between mutants alone, as before
+_MID_MUTANT_CHECK = (
+    'if index and not entry.get("all") and time.time() > plan["deadline"]:\n            return None'
+)
+
+
+@pytest.mark.parametrize("checked", [True, False], ids=["mid-mutant", "defence-off"])
+def test_the_deadline_stops_a_survivor_between_its_tests(schema_worker: MutantWorker, checked: bool) -> None:
+    """A mutant whose tests take seconds each (ansible-lint's: its stage ran 924 s against a
+    600 s deadline) stops at the deadline in the middle of its tests, with no verdict."""
+    from taskfoundry.kinds.program.mutate.session import PLUGIN_DIR, Entry
+    from taskfoundry.kinds.program.mutate.worker import SCHEMA
+
+    box = schema_worker.box
+    plugin = asset("program/mutant_session.py").decode()
+    assert _MID_MUTANT_CHECK in plugin
+    if not checked:
+        box.put_file(plugin.replace(_MID_MUTANT_CHECK, "pass").encode(), f"{PLUGIN_DIR}/mutant_session.py")
+    box.put_file(SLOW_TESTS.encode(), "/workspace/eval/tests/test_slow.py")
+    tests = tuple(f"eval/tests/test_slow.py::test_{n}" for n in ("one", "two", "three", "four"))
+    try:
+        found = schema_worker.session([Entry("slow", SCHEMA, 0, tests)], deadline=time.monotonic() + 3.0)
+    finally:
+        box.put_file(plugin.encode(), f"{PLUGIN_DIR}/mutant_session.py")
+        box.exec("rm -f /workspace/eval/tests/test_slow.py", timeout=30, user="0:0")
+    if checked:
+        assert "slow" not in found  # not analysed: the deadline came before its third test
+    else:
+        assert found["slow"].status == "survived"  # all four run, past the deadline

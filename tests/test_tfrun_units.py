@@ -5,6 +5,7 @@ its pipes open or after closing them."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 import time
@@ -84,3 +85,23 @@ def test_a_slow_program_s_test_gives_its_call_the_longer_time(tfrun: ModuleType,
     with pytest.raises(subprocess.TimeoutExpired):
         tfrun.run(["hang"], cwd=tmp_path, timeout=0.1)
     assert time.monotonic() - start >= 0.9  # TF_TIMEOUT's 1 s, not 0.1
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc on the host to compile the program")
+def test_program_json_names_argv0_beside_the_executable(tfrun: ModuleType, tmp_path: Path) -> None:
+    """A multi-call program's suite calls it by its own name (eval/tests/program.json): the
+    file run stays `executable`, argv[0] is the path beside it with that name."""
+    (tmp_path / "argv0.c").write_text(
+        "#include <stdio.h>\nint main(int c, char **v) { puts(v[0]); return 0; }\n"
+    )
+    exe = tmp_path / "executable"
+    exe.unlink()
+    subprocess.run(["gcc", "-o", str(exe), str(tmp_path / "argv0.c")], check=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    assert tfrun.run([], cwd=work).stdout == f"{exe}\n"  # no program.json: its path
+    for text in ('{"called_as": "../elsewhere"}', "not json", '["multi"]'):
+        (tmp_path / "program.json").write_text(text)
+        assert tfrun.run([], cwd=work).stdout == f"{exe}\n"  # a bad one is no name
+    (tmp_path / "program.json").write_text('{"called_as": "multi"}')
+    assert tfrun.run([], cwd=work).stdout == f"{tmp_path / 'multi'}\n"

@@ -19,6 +19,7 @@ pytest of 70 MB costs 10 ms or more, twice a call (the program, then the reaper)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import select
@@ -59,6 +60,27 @@ def executable() -> str:
     return os.environ.get("TF_EXECUTABLE", str(WORKSPACE / "executable"))
 
 
+# program.json beside this file, where the task has one: {"called_as": NAME} for a program that
+# picks what it does by the name it is called by (a multi-call binary: uutils' diffutils, busybox)
+PROGRAM_JSON = Path(__file__).with_name("program.json")
+
+
+def called_as():
+    """The name program.json says the program is called by, or None."""
+    try:
+        name = json.loads(PROGRAM_JSON.read_text()).get("called_as")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name and "/" not in name else None
+
+
+def argv0():
+    """argv[0] of each call: TF_ARGV0 during generation, else the program's path, or the path
+    beside it named as program.json says (the file stays `executable`; its name is argv[0]'s)."""
+    name = called_as()
+    return os.environ.get("TF_ARGV0") or (str(Path(executable()).with_name(name)) if name else executable())
+
+
 def program_uid():
     """The uid this pytest worker runs programs as, or None (no isolation)."""
     base = os.environ.get("TF_PROGRAM_UID")
@@ -92,11 +114,9 @@ def run(args, stdin="", files=None, cwd=None, timeout=None):
     for name in filter(None, os.environ.get("TF_PASSENV", "").split(":")):
         if name in os.environ:
             env[name] = os.environ[name]
-    # TF_ARGV0: the name the program sees during generation, the workspace path it has later
-    argv0 = os.environ.get("TF_ARGV0") or executable()
     data = stdin.encode() if isinstance(stdin, str) else stdin  # bytes: binary input
     uid = program_uid()
-    argv, how = _as_uid(uid, [argv0, *args], executable())
+    argv, how = _as_uid(uid, [argv0(), *args], executable())
     if uid is not None:
         _lend(cwd, uid)
     try:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry.kinds.program.cleanroom.reports import AssetReport, IntegrityReport, LeakReport
 from taskfoundry.kinds.program.mutate.models import MutationReport
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.pipeline.results import Outside
 
@@ -22,6 +23,11 @@ class CleanroomStage(BaseModel):
     integrity: IntegrityReport | None = Field(None, description="the worker's attacks on the gold")
     docs_left_out: dict[str, str] = Field(
         default_factory=dict, description="the tree's docs not shipped, as they hold source: path -> why"
+    )
+    argv0: str = Field(
+        WORKSPACE_EXECUTABLE,
+        description="argv[0] of every call of the program: its workspace path, or a path named as "
+        "the program itself where it picks what it does by that name (a multi-call binary)",
     )
 
     def outside(self) -> Outside:
@@ -71,6 +77,9 @@ class GenerateStage(BaseModel):
     harvest: HarvestReport | None = None
     origins: dict[str, OriginCount] = Field(default_factory=dict, description="by origin (probes.family)")
     test_origins: dict[str, str] = Field(default_factory=dict, description="JUnit name -> its origin")
+    slow_timeout: float | None = Field(
+        None, description="a slow program's probe time, the explorer's (None: not slow)"
+    )
 
     def outside(self) -> Outside:
         return Outside(dirs=(self.suite / "eval" / "tests",))

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from taskfoundry.kinds.program.cleanroom.assets import BUILD_EXT, BUILD_NAMES
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
 
 _DOC_SUFFIXES = {".md", ".txt", ".rst", ".adoc", ""}
 _MAN = re.compile(r"\.[1-8]$")
@@ -112,5 +113,15 @@ program stays runnable at `{reference}`, which cannot be deleted or replaced.
 """
 
 
-def reference_note(reference: str) -> dict[str, str]:
-    return {REFERENCE_NOTE_PATH: REFERENCE_NOTE.format(reference=reference)}
+CALLED_AS_NOTE = """
+The tests run `/workspace/executable` with argv[0] set to `{argv0}`: the program picks what it
+does by the name it is called by, and called as `executable` it does other things. Call the
+reference the same way: `bash -c 'exec -a {argv0} {reference} ARGS'`.
+"""
+
+
+def reference_note(reference: str, argv0: str = WORKSPACE_EXECUTABLE) -> dict[str, str]:
+    text = REFERENCE_NOTE.format(reference=reference)
+    if argv0 != WORKSPACE_EXECUTABLE:
+        text += CALLED_AS_NOTE.format(argv0=argv0, reference=reference)
+    return {REFERENCE_NOTE_PATH: text}

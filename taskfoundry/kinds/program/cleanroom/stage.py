@@ -15,6 +15,7 @@ from taskfoundry.errors import LeakError
 from taskfoundry.images.build import layers_key
 from taskfoundry.kinds.program.cleanroom import leakscan, runtime, shingles
 from taskfoundry.kinds.program.cleanroom.assets import select_assets
+from taskfoundry.kinds.program.cleanroom.called_as import called_as
 from taskfoundry.kinds.program.cleanroom.docs import collect_docs, reference_note, usage_docs
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.image import build_cleanroom, layer_roots
@@ -39,7 +40,8 @@ def cleanroom_stage(
     names = settings.names(src)
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
         install_runner(box)
-        usage = capture_usage(box, GOLD, settings.usage_timeout)
+        argv0 = called_as(box, GOLD, build.program, settings.usage_timeout)
+        usage = capture_usage(box, GOLD, settings.usage_timeout, argv0)
         gold = box.get_file(GOLD)
         data = _runtime_data(box)
     index = shingles.build_index(src.path, LeakScanConfig().shingle_tokens)
@@ -47,7 +49,7 @@ def cleanroom_stage(
     docs = {
         **own,
         **usage_docs(usage, build.program),
-        **reference_note(REFERENCE_EXECUTABLE),
+        **reference_note(REFERENCE_EXECUTABLE, argv0),
     }
     kept, files = select_assets(src.path)
     visible = build.recipe.source_visible
@@ -92,6 +94,7 @@ def cleanroom_stage(
         assets=kept,
         integrity=integrity,
         docs_left_out=left_out,
+        argv0=argv0,
     )
 
 

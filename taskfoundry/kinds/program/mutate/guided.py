@@ -405,10 +405,13 @@ def search(
     return found
 
 
-def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[str, str], dict[str, Kept]]:
-    """Test files for the killing probes (one test a probe), and JUnit name -> its probe."""
+def guided_tests(
+    found: dict[str, Kept], program: str, seed: int, timeout: float | None = None
+) -> tuple[dict[str, str], dict[str, Kept]]:
+    """Test files for the killing probes (one test a probe), and JUnit name -> its probe.
+    `timeout`: each call's seconds, for a slow program (render_tests)."""
     unique = list({k.probe.key: k for k in found.values()}.values())
-    files, written = render_tests(unique, program, seed)
+    files, written = render_tests(unique, program, seed, timeout)
 
     def guided(name: str) -> str:
         return GUIDED_PREFIX + name.removeprefix("test_")
@@ -418,8 +421,11 @@ def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[
     return renamed, names
 
 
-def coverage_job(recipe_coverage: str, go_module: str, exclude: tuple[str, ...], timeout: float) -> RunnerJob:
+def coverage_job(
+    recipe_coverage: str, go_module: str, exclude: tuple[str, ...], timeout: float, argv0: str
+) -> RunnerJob:
     return RunnerJob(
+        argv0=argv0,
         executable=COVERAGE,
         coverage=recipe_coverage,
         cov_root=COV_ROOT,

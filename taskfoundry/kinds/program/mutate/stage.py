@@ -24,7 +24,7 @@ from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, Gener
 from taskfoundry.kinds.program.settings import ExplorerConfig, MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, read_spare
-from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, write_suite
+from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, suite_argv0, write_suite
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.mutation.operators import Mutant
@@ -177,7 +177,7 @@ def _guided_tests(
     back as a revision request; otherwise the explorer searches for probes that tell them apart."""
     if _guide(settings) == "agent":
         return _agent_tests(src, build, clean, gen, mutants, settings, client)
-    return _explorer_tests(src, build, clean, mutants, settings, client, summary, deadline, pool)
+    return _explorer_tests(src, build, clean, gen, mutants, settings, client, summary, deadline, pool)
 
 
 def _guide(settings: MutationSettings) -> str:
@@ -188,6 +188,7 @@ def _explorer_tests(
     src: SourceResult,
     build: BuildStage,
     clean: CleanroomStage,
+    gen: GenerateStage,
     mutants: list[Mutant],
     settings: MutationSettings,
     client: docker.DockerClient,
@@ -197,7 +198,7 @@ def _explorer_tests(
 ) -> NewTests:
     targets = {(m.file, m.line) for m in mutants}
     start = time.monotonic()
-    candidates, summary.probes_run = _candidates(src, build, clean, settings, targets, client, deadline)
+    candidates, summary.probes_run = _candidates(src, build, clean, gen, settings, targets, client, deadline)
     summary.candidates = len(candidates)
     summary.spare_candidates = sum(k.feature == g.SPARE for k in candidates)
     summary.explore_seconds = round(time.monotonic() - start, 2)
@@ -207,7 +208,9 @@ def _explorer_tests(
     summary.search_seconds = round(time.monotonic() - start, 2)
     if not found:
         return {}, {}
-    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
+    # a slow program's tests get twice its probe time, as the generate stage's (explorer_gen)
+    timeout = 2 * gen.slow_timeout if gen.slow_timeout else None
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed, timeout)
     return files, {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
 
 
@@ -243,6 +246,7 @@ def _candidates(
     src: SourceResult,
     build: BuildStage,
     clean: CleanroomStage,
+    gen: GenerateStage,
     settings: MutationSettings,
     targets: set[g.Target],
     client: docker.DockerClient,
@@ -258,7 +262,11 @@ def _candidates(
         return chosen, 0
     explore = guided_explorer(settings, deadline)
     job = g.coverage_job(
-        build.recipe.coverage, go_module(src.path), third_party_prefixes(src.path), explorer.probe_timeout
+        build.recipe.coverage,
+        go_module(src.path),
+        third_party_prefixes(src.path),
+        gen.slow_timeout or explorer.probe_timeout,  # a slow program's, as the explorer found it
+        clean.argv0,
     )
     names = {build.program, "executable"}
     log_path = settings.names(src).generate_dir / "guided-probes.jsonl"
@@ -291,7 +299,7 @@ def _lint_and_filter(
     """The new tests through the same linter and filter as the generated ones, on their own:
     kept, dropped, and those with a recall assertion."""
     suite = settings.names(src).suite_dir(f"{gen.branch}-mutants")
-    write_suite(suite, files)
+    write_suite(suite, files, clean.argv0)
     alone = gen.model_copy(
         update={"suite": suite, "tests": list(lines), "generated": len(lines), "per_test_lines": lines}
     )
@@ -319,7 +327,7 @@ def _merged(
     filter stages would describe it."""
     kept, dropped, recall = new
     suite = settings.names(src).suite_dir(f"{gen.branch}-guided")
-    write_suite(suite, {**_suite_files(gen.suite), **files})
+    write_suite(suite, {**_suite_files(gen.suite), **files}, suite_argv0(gen.suite))
     per_test = {**gen.per_test_lines, **lines}
     gen2 = gen.model_copy(
         update={

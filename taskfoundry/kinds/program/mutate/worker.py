@@ -39,6 +39,7 @@ from taskfoundry.kinds.program.mutate.session import (
 )
 from taskfoundry.kinds.program.settings import MutationConfig
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
+from taskfoundry.kinds.program.testgen.stage import suite_argv0
 from taskfoundry.layout import GOLD, WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.mutation.operators import Mutant, language_of
 from taskfoundry.mutation.schemata import INFECTED
@@ -71,6 +72,7 @@ class MutantWorker:
         self.box, self.plan, self.config, self.harness = box, plan, config, harness
         self.tests = TestSession(box, config, harness)
         self.files: set[str] = set()
+        self.argv0 = WORKSPACE_EXECUTABLE  # what the suite calls the program as (_put_suite)
         self.reference_sha: str | None = None
         self.rebuild_seconds = 0.0  # a rebuild's cost: the last one alone, else the schema's (0: none yet)
         self.schema = SchemaBuild()
@@ -96,7 +98,7 @@ class MutantWorker:
         self._seal()
         install_runner(self.box)  # for the probes of guided generation
         self._probe_dir()
-        self._root(" && ".join(_named(p) for p in (PROGRAM, REFERENCE, SCHEMA, WATCH)), 60)
+        self._root(" && ".join(_named(p, self.argv0) for p in (PROGRAM, REFERENCE, SCHEMA, WATCH)), 60)
         if self.config.schemata and mutants:
             self._root(f"mkdir -p {MUTANT_DIR} && cp {shlex.quote(self.plan.executable)} {REFERENCE}", 60)
             self._build_schema(list(mutants))
@@ -132,12 +134,13 @@ class MutantWorker:
 
     def _put_suite(self, suite: Path) -> None:
         self.files = {p.relative_to(suite).as_posix() for p in (suite / "eval").rglob("test_*.py")}
+        self.argv0 = suite_argv0(suite)
         self.box.put_dir(suite / "eval", f"{WORKSPACE}/eval")
 
     def _guard_settings(self, timeout: float) -> None:
         settings = {
             "program": PROGRAM,
-            "argv0": WORKSPACE_EXECUTABLE,
+            "argv0": self.argv0,
             "timeout": f"{timeout:g}",
             "cap": self.config.output_cap,
             "marks": MARKS,
@@ -350,7 +353,7 @@ class MutantWorker:
         if same:
             record.status, record.detail = "equivalent", EQUIVALENT
             return record, None
-        self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep} && {_named(keep)}", 60)
+        self._root(f"mkdir -p {ALONE_DIR} && cp {PROGRAM} {keep} && {_named(keep, self.argv0)}", 60)
         return record, Entry(planned.mutant.id, keep, 0, tuple(self._node(t) for t in planned.tests))
 
     def _not_rebuilt(self, m: Mutant, left_out: str | None) -> str | None:
@@ -374,7 +377,9 @@ class MutantWorker:
         self._swap_in(m)
         if not self._build().ok:
             return None
-        job = RunnerJob(executable=PROGRAM, timeout=self.config.program_timeout, workroot=PROBES_DIR)
+        job = RunnerJob(
+            executable=PROGRAM, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
+        )
         return run_probes(self.box, job, probes)
 
     def outcomes_many(self, asked: list[tuple[Mutant, list[Probe]]]) -> list[list[Outcome] | None]:
@@ -383,7 +388,9 @@ class MutantWorker:
         by one."""
         held = [(m, probes) for m, probes in asked if m.id in self.schema.switches]
         flat = [(p, {"TF_MUTANT": str(self.schema.switches[m.id])}) for m, probes in held for p in probes]
-        job = RunnerJob(executable=SCHEMA, timeout=self.config.program_timeout, workroot=PROBES_DIR)
+        job = RunnerJob(
+            executable=SCHEMA, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
+        )
         ran = iter(run_probes(self.box, job, [p for p, _ in flat], [env for _, env in flat]))
         found = {m.id: [next(ran) for _ in probes] for m, probes in held}
         return [found[m.id] if m.id in found else self.outcomes(m, probes) for m, probes in asked]
@@ -395,7 +402,11 @@ class MutantWorker:
         if not self.schema.watched:
             return None
         job = RunnerJob(
-            executable=WATCH, timeout=self.config.program_timeout, workroot=PROBES_DIR, watch=INFECTED
+            executable=WATCH,
+            timeout=self.config.program_timeout,
+            workroot=PROBES_DIR,
+            watch=INFECTED,
+            argv0=self.argv0,
         )
         found = [out.infects for out in run_probes(self.box, job, probes)]
         return None if any(f is None for f in found) else [f for f in found if f is not None]
@@ -406,7 +417,9 @@ class MutantWorker:
 
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
-        job = RunnerJob(executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR)
+        job = RunnerJob(
+            executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
+        )
         return run_probes(self.box, job, probes)
 
     def _entry(self, planned: Planned, switch: int) -> Entry:
@@ -551,8 +564,9 @@ def _judge(record: MutantRecord, verdict: Verdict | None) -> None:
         record.detail = "; ".join(verdict.failed)[:600] or "the tests did not finish"
 
 
-def _named(program: str) -> str:
-    """A shell command making `program`'s link under the name the task calls it, which the guard
-    spawns instead (`by_name` in mutant_guard.c): a script sees that name, not /task/mutant's."""
-    link = f"{program}.d/{PurePosixPath(WORKSPACE_EXECUTABLE).name}"
+def _named(program: str, argv0: str) -> str:
+    """A shell command making `program`'s link under the name the task calls it (`argv0`'s),
+    which the guard spawns instead (`by_name` in mutant_guard.c): a script sees that name, not
+    /task/mutant's."""
+    link = f"{program}.d/{PurePosixPath(argv0).name}"
     return f"mkdir -p {program}.d && ln -sfn {program} {link}"

@@ -333,7 +333,13 @@ class AgentGenerator:
     def _session(self, ctx: GenerationContext) -> _Session:
         cfg = ctx.config.agent
         ws = Workspace(
-            ctx.sandbox, self.layout, ctx.recipe.coverage, ctx.go_module, cfg.suite_timeout, ctx.exclude
+            ctx.sandbox,
+            self.layout,
+            ctx.recipe.coverage,
+            ctx.go_module,
+            cfg.suite_timeout,
+            ctx.exclude,
+            ctx.argv0,
         )
         ws.prepare()
         return _Session(self.model or make_model(cfg.model, os.environ), ws, cfg, ctx, self.clock)

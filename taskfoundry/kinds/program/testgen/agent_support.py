@@ -88,9 +88,11 @@ class Workspace:
         go_module: str,
         timeout: float,
         exclude: tuple[str, ...] = (),
+        argv0: str = WORKSPACE_EXECUTABLE,
     ) -> None:
         self.sandbox, self.layout, self.kind = sandbox, layout, coverage
         self.go_module, self.timeout, self.exclude = go_module, timeout, exclude
+        self.argv0 = argv0  # what the program is called as (cleanroom.called_as)
 
     @property
     def has_coverage(self) -> bool:
@@ -149,7 +151,7 @@ class Workspace:
         full_env = {
             **QUIET_PYTEST,
             "TF_EXECUTABLE": executable,
-            "TF_ARGV0": WORKSPACE_EXECUTABLE,
+            "TF_ARGV0": self.argv0,
             "PYTHONPATH": lay.cmd("/tmp"),
             **env,
         }

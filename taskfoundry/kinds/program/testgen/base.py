@@ -12,6 +12,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.kinds.program.results import OriginCount
 from taskfoundry.kinds.program.settings import GeneratorSettings
 from taskfoundry.kinds.program.testgen.probes import Probe
+from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import Sandbox
 
 
@@ -31,6 +32,7 @@ class GenerationContext:
     usage: dict[str, str] = field(default_factory=dict)  # help text by command ('' top level)
     exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
     harvested: tuple[Probe, ...] = ()  # the project's own tests' calls (testgen.harvest)
+    argv0: str = WORKSPACE_EXECUTABLE  # what the program is called as (cleanroom.called_as)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class GeneratedBranch:
     probes_run: int = 0
     exhausted: str | None = None  # which budget ended the run, if one did
     seconds: float = 0.0
+    slow_timeout: float | None = None  # the probe time a slow program was explored with
     origins: dict[str, OriginCount] = field(default_factory=dict)
     test_origins: dict[str, str] = field(default_factory=dict)  # JUnit name -> its probe's origin
 

@@ -311,7 +311,9 @@ class Explorer:
     def _verify_on_gold(self, sandbox: Sandbox) -> None:
         """Expected values come from the gold executable, run twice; unstable probes go."""
         probes = [k.probe for k in self.state.kept]
-        gold = RunnerJob(executable=self.gold, timeout=self.job.timeout, parallel=self.job.parallel)
+        gold = RunnerJob(
+            executable=self.gold, timeout=self.job.timeout, parallel=self.job.parallel, argv0=self.job.argv0
+        )
         first = run_probes(sandbox, gold, probes)
         second = run_probes(sandbox, gold, probes)
         kept = []

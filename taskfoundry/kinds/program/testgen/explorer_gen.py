@@ -34,6 +34,7 @@ class ExplorerGenerator:
             timeout=cfg.probe_timeout,
             exclude=ctx.exclude,
             parallel=cfg.parallel,
+            argv0=ctx.argv0,
         )
         state = Explorer(cfg, job, GOLD).run(
             ctx.sandbox,
@@ -63,6 +64,7 @@ class ExplorerGenerator:
             probes_run=state.probes_run,
             exhausted=state.exhausted,
             seconds=state.seconds,
+            slow_timeout=state.slow_timeout,
             origins=state.origins,
             test_origins={w.junit_name: family(state.kept[w.kept].probe.origin) for w in written},
         )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import docker
 
@@ -15,11 +16,14 @@ from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettin
 from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
 from taskfoundry.kinds.program.testgen.harvest import harvest
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
+from taskfoundry.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.sandbox.docker import DockerSandbox
+
+PROGRAM_JSON = "program.json"  # in eval/tests: assets/grading/tfrun.py reads it
 
 
 def go_module(repo: Path) -> str:
@@ -44,7 +48,7 @@ def generate_stage(
         ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir)
         branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested)))
     suite = names.suite_dir(branch.name)
-    write_suite(suite, branch.files)
+    write_suite(suite, branch.files, clean.argv0)
     return GenerateStage(
         branch=branch.name,
         suite=suite,
@@ -58,6 +62,7 @@ def generate_stage(
         harvest=report,
         origins=branch.origins,
         test_origins=branch.test_origins,
+        slow_timeout=branch.slow_timeout,
     )
 
 
@@ -80,16 +85,27 @@ def generation_context(
         config=generator,
         usage=clean.usage,
         exclude=third_party_prefixes(src.path),
+        argv0=clean.argv0,
     )
 
 
-def write_suite(suite: Path, files: dict[str, str]) -> None:
-    """eval/run.sh + eval/tests/tfrun.py + eval/tests/test_*.py, replacing any old suite."""
+def write_suite(suite: Path, files: dict[str, str], argv0: str = WORKSPACE_EXECUTABLE) -> None:
+    """eval/run.sh + eval/tests/tfrun.py + eval/tests/test_*.py, replacing any old suite; and
+    eval/tests/program.json where the program is called by a name of its own (`argv0`)."""
     with atomic.staged_dir(suite) as tmp:
         tests = tmp / "eval" / "tests"
         tests.mkdir(parents=True)
         (tmp / "eval" / "run.sh").write_bytes(asset("grading/run.sh"))
         (tmp / "eval" / "run.sh").chmod(0o755)
         (tests / "tfrun.py").write_bytes(asset("grading/tfrun.py"))
+        if argv0 != WORKSPACE_EXECUTABLE:
+            (tests / PROGRAM_JSON).write_text(json.dumps({"called_as": PurePosixPath(argv0).name}) + "\n")
         for name, text in files.items():
             (tests / name).write_text(text)
+
+
+def suite_argv0(suite: Path) -> str:
+    """What the suite at `suite` calls its program as (its eval/tests/program.json)."""
+    path = suite / "eval" / "tests" / PROGRAM_JSON
+    name = json.loads(path.read_text()).get("called_as") if path.is_file() else None
+    return f"{WORKSPACE}/{name}" if isinstance(name, str) and name else WORKSPACE_EXECUTABLE
