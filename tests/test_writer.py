@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from taskfoundry.assets import asset
 from taskfoundry.kinds.program.testgen.dummy_check import dummy_passing
@@ -198,3 +200,16 @@ def test_a_clock_in_the_output_is_compared_masked(tmp_path) -> None:  # type: ig
     )
     time.sleep(1.1)
     assert _pytest(tmp_path / "c", pinned, gold).returncode == 1
+
+
+def test_a_suite_names_the_program_it_calls_by_its_own_name(tmp_path: Path) -> None:
+    from taskfoundry.kinds.program.testgen.stage import suite_argv0, write_suite
+    from taskfoundry.layout import WORKSPACE_EXECUTABLE
+
+    write_suite(tmp_path / "plain", {"test_a.py": "def test_a():\n    pass\n"})
+    assert not (tmp_path / "plain" / "eval" / "tests" / "program.json").exists()
+    assert suite_argv0(tmp_path / "plain") == WORKSPACE_EXECUTABLE
+    write_suite(tmp_path / "multi", {"test_a.py": "def test_a():\n    pass\n"}, "/workspace/diffutils")
+    text = (tmp_path / "multi" / "eval" / "tests" / "program.json").read_text()
+    assert json.loads(text) == {"called_as": "diffutils"}
+    assert suite_argv0(tmp_path / "multi") == "/workspace/diffutils"
