@@ -162,6 +162,15 @@ def test_the_projects_own_test_command_is_found_by_kind(
     assert (found is None) if expected is None else (found is not None and found.startswith(expected))
 
 
+def test_tests_that_are_compiled_first_get_the_compile_time_too() -> None:
+    from taskfoundry.kinds.program.settings import HarvestConfig
+    from taskfoundry.kinds.program.testgen.harvest import budget
+
+    config = HarvestConfig(seconds=300, compile_seconds=600)
+    assert budget(_recipe("cargo"), config) == budget(_recipe("go"), config) == 900
+    assert budget(_recipe("make"), config) == budget(_recipe("python"), config) == 300
+
+
 def test_a_bsd_makefile_s_tests_run_with_the_make_that_built_it(tmp_path: Path) -> None:
     """lowdown's `make regress` stopped at "missing separator": its Makefile is BSD make's."""
     (tmp_path / "Makefile").write_text(".if ${X} == 1\n.endif\nregress: lowdown\n\tsh regress.sh\n")

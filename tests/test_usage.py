@@ -31,6 +31,19 @@ def test_parses_commands_section() -> None:
     assert parse_usage(HELP).commands == ["head", "count"]
 
 
+def test_a_multi_call_binary_s_functions_are_its_commands() -> None:
+    """uutils' diffutils has no --help: the usage it prints without arguments lists its
+    functions on one line, as busybox does (whose "[" is no word to call)."""
+    diffutils = (
+        "Usage: diffutils [function [arguments...]]\n\nCurrently defined functions:\n\n    cmp, diff\n"
+    )
+    assert parse_usage(diffutils).commands == ["cmp", "diff"]
+    busybox = "Currently defined functions:\n\t[, [[, acpid, addgroup,\n\tarp, ash\n"
+    assert parse_usage(busybox).commands == ["acpid", "addgroup", "arp", "ash"]
+    # a command and its alias, described, stay one command
+    assert parse_usage("Commands:\n  extract, x   Extract files\n").commands == ["extract"]
+
+
 def test_prose_is_not_an_option() -> None:
     usage = parse_usage("This tool reads -- carefully -- from stdin.\n")
     assert usage.options == [] and usage.commands == []

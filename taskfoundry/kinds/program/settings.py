@@ -67,6 +67,12 @@ class HarvestConfig(BaseModel):
 
     enabled: bool = Field(True, description="run the project's tests and replay their calls as probes")
     seconds: float = Field(300, gt=0, description="wall-time the project's test suite may take")
+    compile_seconds: float = Field(
+        600,
+        ge=0,
+        description="more wall-time where the suite is compiled first (cargo's and go's tests): "
+        "uutils' diffutils spent the 300 s compiling its tests on a busy machine and ran none",
+    )
     max_probes: int = Field(2000, ge=0, description="distinct recorded calls replayed at most")
     only: bool = Field(
         False,

@@ -53,6 +53,7 @@ def _has_target(repo: Path, target: str) -> bool:
 
 
 CARGO = "cargo test --offline -q"
+COMPILES_TESTS = frozenset({"cargo", "go"})  # recipe kinds whose test command builds the tests first
 _SCRIPTS = ("run-tests.sh", "run_tests.sh", "runtests.sh", "test.sh", "tests/run.sh", "test/run.sh")
 
 
@@ -141,6 +142,11 @@ cd /src
 """
 
 
+def budget(recipe: Recipe, config: HarvestConfig) -> float:
+    """The seconds the project's tests may take: more where they are compiled first."""
+    return config.seconds + (config.compile_seconds if recipe.kind in COMPILES_TESTS else 0)
+
+
 def _outer(seconds: float) -> str:
     return (
         f"timeout -k 5 {seconds:g} sh {HOME}/run.sh </dev/null >{HOME}/out.log 2>&1; "
@@ -159,7 +165,7 @@ def harvest(
         return [], HarvestReport(status="no_tests", detail=f"no test suite found for a {recipe.kind} build")
     start = time.monotonic()
     try:
-        calls, data, exit_code, tail = _run(client, image, recipe, program, command, config.seconds)
+        calls, data, exit_code, tail = _run(client, image, recipe, program, command, budget(recipe, config))
     except SandboxError as exc:
         return [], HarvestReport(status="error", command=command, detail=str(exc)[-500:])
     probes, unreplayable = to_probes(calls, config.max_probes, data_dirs(data))

@@ -23,7 +23,12 @@ _OPT = re.compile(
     + _VALUE
     + r"?)*)(?:(?:\s{2,}|\t)(?P<desc>.*))?$"
 )
-_COMMANDS_HEAD = re.compile(r"^\s*(sub)?commands?\s*:?\s*$", re.I)
+# "Commands:", and a multi-call binary's "Currently defined functions:" (uutils' diffutils,
+# busybox), "Available commands:"
+_COMMANDS_HEAD = re.compile(r"^\s*(?:[a-z]+ ){0,2}(sub)?(commands?|functions?|applets?)\s*:?\s*$", re.I)
+# those functions listed on one line: "    cmp, diff" (busybox: "\t[, [[, acpid, addgroup,")
+_CMD_LIST = re.compile(r"^\s{1,8}[^\s,]+(?:,\s*[^\s,]+)+,?\s*$")
+_LISTED_CMD = re.compile(r"[a-z][\w.-]*")
 _CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?(?:\s{2,}.*)?$")
 # a list of words: "html, xml, man", "a, b or c", "'a', 'b'"
 _WORD = r"['\"`]?[\w.+-]+['\"`]?"
@@ -74,6 +79,10 @@ def parse_usage(text: str) -> Usage:
     for line in lines:
         if _COMMANDS_HEAD.match(line):
             in_commands, current = True, None
+            continue
+        if in_commands and _CMD_LIST.match(line):
+            listed = [w.strip() for w in line.split(",")]
+            usage.commands += [w for w in listed if _LISTED_CMD.fullmatch(w) and w not in usage.commands]
             continue
         if in_commands:
             cmd = _CMD.match(line)
