@@ -213,3 +213,44 @@ def test_a_suite_names_the_program_it_calls_by_its_own_name(tmp_path: Path) -> N
     text = (tmp_path / "multi" / "eval" / "tests" / "program.json").read_text()
     assert json.loads(text) == {"called_as": "diffutils"}
     assert suite_argv0(tmp_path / "multi") == "/workspace/diffutils"
+
+
+def _probe_on_host(tmp_path: Path, gold: str, probe: Probe, masked: bool = True) -> Outcome:
+    """One probe through the real probe runner, run on the host (`masked` False: its `here`
+    hands the output on as it is)."""
+    from taskfoundry.kinds.program.testgen.probes import RunnerJob, _outcome
+
+    (tmp_path / "runs").mkdir(exist_ok=True)
+    job = RunnerJob(executable=gold, argv0=gold, workroot=str(tmp_path / "runs"))
+    payload = {**job.__dict__, "probes": [probe.to_job("p0")]}
+    runner = tmp_path / "probe_runner.py"
+    code = asset("program/probe_runner.py").decode()
+    unmasked = code.replace('    if "text" not in decoded:\n', "    if True:\n")
+    assert unmasked != code
+    runner.write_text(code if masked else unmasked)
+    ran = subprocess.run(
+        [sys.executable, str(runner)], input=json.dumps(payload), capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    return _outcome(json.loads(ran.stdout)["results"][0])
+
+
+def test_the_call_s_own_directory_in_the_output_is_compared_masked(tmp_path: Path) -> None:
+    """ansible-lint names its HOME's .ansible in every lint, and each run has a directory of
+    its own: the probe runner writes it `<cwd>`, and the test compares through tfrun's `here`,
+    so the rest is pinned and the directory is not."""
+    gold = _script(tmp_path / "gold", 'echo "config in $HOME/.cfg"; echo "no $PWD/x.yml" >&2; exit 2')
+    out = _probe_on_host(tmp_path, gold, Probe(("lint",)))
+    assert (out.stdout, out.stderr) == ("config in <cwd>/.cfg\n", "no <cwd>/x.yml\n") and out.writable
+    files, _ = render_tests([Kept(Probe(("lint",)), out, "f")], "tool", 0)
+    source = files["test_lint.py"]
+    assert "from tfrun import here, run" in source and "assert here(result.stdout, tmp_path) ==" in source
+    assert [f for f in lint_source(source, "test_lint.py").findings if f.severity in ("HIGH", "MED")] == []
+    assert _pytest(tmp_path / "a", files, gold).returncode == 0  # pytest's tmp_path: the same behaviour
+    wrong = _script(tmp_path / "wrong", 'echo "config in /root/.cfg"; echo "no $PWD/x.yml" >&2; exit 2')
+    assert _pytest(tmp_path / "b", files, wrong).returncode == 1  # another directory: caught
+    # the defence off: the directory pinned as the probe saw it fails the gold itself
+    pinned = _probe_on_host(tmp_path, gold, Probe(("lint",)), masked=False)
+    assert "<cwd>" not in (pinned.stdout or "") and str(tmp_path / "runs") in (pinned.stdout or "")
+    files, _ = render_tests([Kept(Probe(("lint",)), pinned, "f")], "tool", 0)
+    assert _pytest(tmp_path / "c", files, gold).returncode == 1

@@ -49,6 +49,18 @@ def clock(text):
     return CLOCK.sub(CLOCK_MARK, text)
 
 
+# the call's own directory (its cwd and HOME), where the reference's output named it: each run
+# has a directory of its own (the explorer's probe directory then, pytest's tmp_path now)
+HERE_MARK = "<cwd>"
+
+
+def here(text, cwd):
+    """`text` with the directory `cwd` (as given and resolved) written HERE_MARK."""
+    for path in sorted({str(cwd), os.path.realpath(cwd)}, key=len, reverse=True):
+        text = text.replace(path, HERE_MARK)
+    return text
+
+
 @dataclass(frozen=True)
 class Result:
     returncode: int

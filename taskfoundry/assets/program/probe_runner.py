@@ -92,6 +92,22 @@ def decode(data):
         return {"b64": base64.b64encode(data).decode()}
 
 
+# tfrun.HERE_MARK: the probe's own directory (its cwd and HOME) where the program printed it
+HERE_MARK = "<cwd>"
+
+
+def here(decoded, workdir):
+    """A decoded output with the probe's directory written HERE_MARK: ansible-lint names its
+    HOME's .ansible in every lint, and each run has a directory of its own (24 of its probes
+    were dropped as not reproducible)."""
+    if "text" not in decoded:
+        return decoded
+    text = decoded["text"]
+    for path in sorted({os.path.realpath(workdir), workdir}, key=len, reverse=True):
+        text = text.replace(path, HERE_MARK)
+    return {"text": text}
+
+
 def stdin_bytes(stdin):
     return stdin.encode("utf-8") if isinstance(stdin, str) else base64.b64decode(stdin["b64"])
 
@@ -174,8 +190,8 @@ def run_probe(job, probe, workdir, covdir):
         "exit_code": proc.returncode,
         "timed_out": timed_out,
         "truncated": max(len(stdout), len(stderr)) > job["output_cap"],
-        "stdout": decode(stdout[: job["output_cap"]]),
-        "stderr": decode(stderr[: job["output_cap"]]),
+        "stdout": here(decode(stdout[: job["output_cap"]]), workdir),
+        "stderr": here(decode(stderr[: job["output_cap"]]), workdir),
         "files": written,
     }
 

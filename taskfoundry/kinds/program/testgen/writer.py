@@ -6,9 +6,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from taskfoundry.assets.grading.tfrun import CLOCK_MARK
+from taskfoundry.assets.grading.tfrun import CLOCK_MARK, HERE_MARK
 from taskfoundry.kinds.program.testgen.explorer import Kept
-from taskfoundry.kinds.program.testgen.probes import Outcome
 from taskfoundry.naming import junit_name
 
 HEADER = (
@@ -55,8 +54,9 @@ def render_tests(
     written: list[WrittenTest] = []
     counter = 0
     for group in sorted(groups):
-        clocked = any(_clocked(item.outcome) for _, item in groups[group])
-        parts = [HEADER.format(program=program, seed=seed, imports="clock, run" if clocked else "run")]
+        parts = [
+            HEADER.format(program=program, seed=seed, imports=_imports([item for _, item in groups[group]]))
+        ]
         shared = _shared_files([item for _, item in groups[group]])
         if shared:
             parts.append(f"\n# Input files the tests write before running the program.\nFILES = {shared!r}\n")
@@ -99,12 +99,21 @@ def _render_one(item: Kept, name: str, program: str, timeout: float | None) -> s
 
 def _read(expr: str, expected: str | None) -> str:
     """How a test reads an output: through tfrun's `clock` where the reference's showed a
-    clock (the explorer wrote its stamps CLOCK_MARK)."""
-    return f"clock({expr})" if expected is not None and CLOCK_MARK in expected else expr
+    clock (the explorer wrote its stamps CLOCK_MARK), through `here` where it named its own
+    directory (the probe runner wrote it HERE_MARK; stdout and stderr alone)."""
+    if expected is not None and CLOCK_MARK in expected:
+        expr = f"clock({expr})"
+    if expected is not None and HERE_MARK in expected and expr.startswith(("result.", "clock(result.")):
+        expr = f"here({expr}, tmp_path)"
+    return expr
 
 
-def _clocked(out: Outcome) -> bool:
-    return any(CLOCK_MARK in (t or "") for t in (out.stdout, out.stderr, *out.files.values()))
+def _imports(items: list[Kept]) -> str:
+    """The tfrun names a file's tests use."""
+    outs = [item.outcome for item in items]
+    clocked = any(CLOCK_MARK in (t or "") for o in outs for t in (o.stdout, o.stderr, *o.files.values()))
+    placed = any(HERE_MARK in (t or "") for o in outs for t in (o.stdout, o.stderr))
+    return ", ".join([*(["clock"] if clocked else []), *(["here"] if placed else []), "run"])
 
 
 def _shared_files(items: list[Kept]) -> dict[str, str | bytes]:
