@@ -458,3 +458,14 @@ def test_the_guided_exploration_ends_with_the_stage(tmp_path: Path) -> None:
     assert guided_explorer(settings, time.monotonic() - 5).max_seconds == 0  # past it: nothing to spend
     later = guided_explorer(settings, time.monotonic() + 10_000)
     assert later.max_seconds == settings.explorer.max_seconds  # its own budget, when that is less
+
+
+def test_a_slow_program_s_mutants_get_the_time_its_tests_give_a_call(tmp_path: Path) -> None:
+    from taskfoundry.kinds.program.mutate.stage import _for_slow
+    from taskfoundry.kinds.program.settings import MutationConfig, MutationSettings
+
+    settings = MutationSettings(out=tmp_path, namespace="t", mutation=MutationConfig(program_timeout=5))
+    assert _for_slow(settings, None) is settings
+    assert _for_slow(settings, 20.0).mutation.program_timeout == 40.0  # the tests' timeout=40
+    assert settings.mutation.program_timeout == 5  # the caller's settings stay
+    assert _for_slow(settings, 2.0).mutation.program_timeout == 5  # never shorter

@@ -50,6 +50,7 @@ def mutation_stage(
     """A task the analysis cannot run on gets a report that says why (`skipped`), not a
     failed build; a failing Docker engine (SandboxError) fails the stage. `max_seconds`
     bounds the whole stage: first analysis, guided step and second analysis share one deadline."""
+    settings = _for_slow(settings, gen.slow_timeout)
     cfg = settings.mutation
     deadline = time.monotonic() + cfg.max_seconds
     meta = {"budget": cfg.budget, "seed": cfg.seed}
@@ -83,6 +84,16 @@ def mutation_stage(
         except MutationError as exc:  # the first analysis stands; say why nothing was added
             log.warning("%s: no guided generation: %s", src.task_id, exc)
             return gen, _with(filt, _guided_failed(report, settings, str(exc)))
+
+
+def _for_slow(settings: MutationSettings, slow_timeout: float | None) -> MutationSettings:
+    """A slow program's mutants get the time its tests give each call (twice the explorer's
+    slow probe time): at `program_timeout`'s 5 s every mutant of ansible-lint, whose lints take
+    3 to 10 s, counted as a hang (22 of 22 "timeout", no score)."""
+    if not slow_timeout or 2 * slow_timeout <= settings.mutation.program_timeout:
+        return settings
+    mutation = settings.mutation.model_copy(update={"program_timeout": 2 * slow_timeout})
+    return settings.model_copy(update={"mutation": mutation})
 
 
 def _guided_failed(report: MutationReport, settings: MutationSettings, error: str) -> MutationReport:
