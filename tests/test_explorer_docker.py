@@ -148,6 +148,22 @@ def test_a_slow_program_is_explored_with_the_longer_probe_time(
     assert not [k for k in off.kept if "slowtoy did:" in (k.outcome.stdout or "")]
 
 
+# A program slow at everything, its help too (ansible-lint's coverage build on a busy machine)
+_SLOW_ALWAYS = _SLOW.replace(b'case "$1" in', b'sleep 1.5\ncase "$1" in')
+
+
+def test_a_program_slow_at_its_help_too_is_slow_not_hanging(
+    docker_client, base_image, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Every canary probe timing out was "the program hangs", and the source failed; with the
+    defence off (no longer time to try) it still does."""
+    state = _explore_script(_SLOW_ALWAYS, docker_client, base_image, tmp_path, slow_probe_timeout=4)
+    assert state.slow_timeout == 4
+    assert [k for k in state.kept if "slowtoy did:" in (k.outcome.stdout or "")]
+    with pytest.raises(GenerationError, match="the program hangs"):
+        _explore_script(_SLOW_ALWAYS, docker_client, base_image, tmp_path, slow_probe_timeout=1)
+
+
 def test_a_program_that_hangs_keeps_the_short_probe_time(docker_client, base_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The longer time is tried on a sample of the timed-out probes only, and not taken on
     when they hang again: a program that hangs costs that sample, not every probe × 4 s."""

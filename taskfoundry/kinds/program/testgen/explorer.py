@@ -181,12 +181,38 @@ class Explorer:
         CANARY probe timeouts, not a whole batch's (40 × 5 s by default)."""
         head = run_probes(sandbox, self.job, batch[:CANARY])
         if all(o.timed_out for o in head):
-            _log_batch(plog, batch[:CANARY], head)
-            raise GenerationError(
-                f"the first {len(head)} probes all timed out after {self.job.timeout:g}s: the program hangs",
-                log_path,
-            )
+            head = self._slow_canary(sandbox, batch[:CANARY], head, plog, log_path)
         return self._slow_retry(sandbox, batch, head + run_probes(sandbox, self.job, batch[CANARY:]))
+
+    def _slow_canary(
+        self, sandbox: Sandbox, canary: list[Probe], head: list[Outcome], plog: TextIO, log_path: Path
+    ) -> list[Outcome]:
+        """Every canary timed out: the program gets them again with `slow_probe_timeout` before
+        it counts as hanging. ansible-lint's `--help` on its coverage build took over 5 s while
+        another build ran, and the whole source failed "the program hangs"."""
+        cfg = self.config
+        if cfg.slow_probe_timeout > self.job.timeout:
+            slow = dataclasses.replace(self.job, timeout=cfg.slow_probe_timeout)
+            head = run_probes(sandbox, slow, canary)
+            if sum(not out.timed_out for out in head) * 2 >= len(canary):
+                log.info(
+                    "slow program: its first %d probes timed out; probes now get %gs",
+                    len(canary),
+                    slow.timeout,
+                )
+                self.job, self.state.slow_timeout = slow, slow.timeout
+                return head
+        _log_batch(plog, canary, head)
+        again = (
+            f" and again after {cfg.slow_probe_timeout:g}s"
+            if cfg.slow_probe_timeout > self.job.timeout
+            else ""
+        )
+        raise GenerationError(
+            f"the first {len(head)} probes all timed out after {self.job.timeout:g}s{again}: "
+            "the program hangs",
+            log_path,
+        )
 
     def _slow_retry(self, sandbox: Sandbox, batch: list[Probe], outcomes: list[Outcome]) -> list[Outcome]:
         """A slow program's probes given the longer time. ansible-lint takes 5 s to lint one
