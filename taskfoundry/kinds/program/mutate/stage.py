@@ -107,6 +107,14 @@ def _with(filt: FilterStage, report: MutationReport) -> FilterStage:
     return filt.model_copy(update={"mutation": report})
 
 
+# The explorer's guided search runs a group of mutants' probes in one exec of the probe runner
+# and looks at the deadline between groups: a slow program's group (16 mutants, up to 40 probes
+# each, seconds a probe) ran 15 minutes past ansible-lint's 600 s stage
+SLOW_PROGRAM = (
+    "a slow program (its probes take seconds each): no guided search, which would run past the deadline"
+)
+
+
 def strengthen(
     src: SourceResult,
     build: BuildStage,
@@ -129,6 +137,9 @@ def strengthen(
     if start >= deadline:
         summary.error = "the stage's time budget (mutation.max_seconds) ended before the guided step"
         return gen, _with(filt, report.model_copy(update={"guided": summary, "exhausted": "time"}))
+    if gen.slow_timeout and _guide(settings) != "agent":
+        summary.error = SLOW_PROGRAM
+        return gen, _with(filt, report.model_copy(update={"guided": summary}))
     mutants = g.survivors_of(report.records, src.path)
     files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline, pool)
     if not files:
