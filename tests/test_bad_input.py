@@ -123,7 +123,8 @@ def test_repository_that_does_not_build(tmp_path: Path, api_url: str, base_image
 @pytest.mark.docker
 def test_program_that_hangs(tmp_path: Path, api_url: str, base_image: str) -> None:
     repo = make_repo(tmp_path / "r", {"Makefile": MAKEFILE, "prog.c": HANG_C})
-    (tmp_path / "c.yaml").write_text("explorer: {probe_timeout: 1}\n")
+    # the canary is tried again at slow_probe_timeout before the program counts as hanging
+    (tmp_path / "c.yaml").write_text("explorer: {probe_timeout: 1, slow_probe_timeout: 2}\n")
     out = tmp_path / "out"
     message = one_line(_build(api_url, repo, out, "--config", str(tmp_path / "c.yaml")), out)
     assert message.startswith("generate stage failed:") and "hangs" in message
