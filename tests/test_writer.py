@@ -213,6 +213,11 @@ def test_a_suite_names_the_program_it_calls_by_its_own_name(tmp_path: Path) -> N
     text = (tmp_path / "multi" / "eval" / "tests" / "program.json").read_text()
     assert json.loads(text) == {"called_as": "diffutils"}
     assert suite_argv0(tmp_path / "multi") == "/workspace/diffutils"
+    # a bad file names no program, as tfrun reads it (test_tfrun_units): the call stays the
+    # workspace's executable, never a path outside it
+    for bad in ('{"called_as": "../elsewhere"}', "not json", '["multi"]', '{"called_as": 3}'):
+        (tmp_path / "multi" / "eval" / "tests" / "program.json").write_text(bad)
+        assert suite_argv0(tmp_path / "multi") == WORKSPACE_EXECUTABLE, bad
 
 
 def _probe_on_host(tmp_path: Path, gold: str, probe: Probe, masked: bool = True) -> Outcome:

@@ -405,13 +405,11 @@ def search(
     return found
 
 
-def guided_tests(
-    found: dict[str, Kept], program: str, seed: int, timeout: float | None = None
-) -> tuple[dict[str, str], dict[str, Kept]]:
-    """Test files for the killing probes (one test a probe), and JUnit name -> its probe.
-    `timeout`: each call's seconds, for a slow program (render_tests)."""
+def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[str, str], dict[str, Kept]]:
+    """Test files for the killing probes (one test a probe), and JUnit name -> its probe. Each
+    call has tfrun's time: a slow program gets no guided search (mutate.stage.SLOW_PROGRAM)."""
     unique = list({k.probe.key: k for k in found.values()}.values())
-    files, written = render_tests(unique, program, seed, timeout)
+    files, written = render_tests(unique, program, seed)
 
     def guided(name: str) -> str:
         return GUIDED_PREFIX + name.removeprefix("test_")

@@ -26,6 +26,7 @@ from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, read_spare
 from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, suite_argv0, write_suite
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
+from taskfoundry.kinds.program.testgen.writer import call_timeout
 from taskfoundry.models import CoverageReport, DropRecord
 from taskfoundry.mutation.operators import Mutant
 from taskfoundry.naming import junit_file
@@ -87,12 +88,13 @@ def mutation_stage(
 
 
 def _for_slow(settings: MutationSettings, slow_timeout: float | None) -> MutationSettings:
-    """A slow program's mutants get the time its tests give each call (twice the explorer's
-    slow probe time): at `program_timeout`'s 5 s every mutant of ansible-lint, whose lints take
-    3 to 10 s, counted as a hang (22 of 22 "timeout", no score)."""
-    if not slow_timeout or 2 * slow_timeout <= settings.mutation.program_timeout:
+    """A slow program's mutants get the time its tests give each call (`call_timeout`): at
+    `program_timeout`'s 5 s every mutant of ansible-lint, whose lints take 3 to 10 s, counted
+    as a hang (22 of 22 "timeout", no score)."""
+    timeout = call_timeout(slow_timeout)
+    if timeout is None or timeout <= settings.mutation.program_timeout:
         return settings
-    mutation = settings.mutation.model_copy(update={"program_timeout": 2 * slow_timeout})
+    mutation = settings.mutation.model_copy(update={"program_timeout": timeout})
     return settings.model_copy(update={"mutation": mutation})
 
 
@@ -230,9 +232,7 @@ def _explorer_tests(
     summary.search_seconds = round(time.monotonic() - start, 2)
     if not found:
         return {}, {}
-    # a slow program's tests get twice its probe time, as the generate stage's (explorer_gen)
-    timeout = 2 * gen.slow_timeout if gen.slow_timeout else None
-    files, probes = g.guided_tests(found, build.program, settings.explorer.seed, timeout)
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
     return files, {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
 
 
@@ -287,7 +287,7 @@ def _candidates(
         build.recipe.coverage,
         go_module(src.path),
         third_party_prefixes(src.path),
-        gen.slow_timeout or explorer.probe_timeout,  # a slow program's, as the explorer found it
+        explorer.probe_timeout,  # a slow program never gets here (SLOW_PROGRAM)
         clean.argv0,
     )
     names = {build.program, "executable"}

@@ -10,7 +10,7 @@ from taskfoundry.kinds.program.testgen.base import GeneratedBranch, GenerationCo
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.probes import RunnerJob, family
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, write_spare
-from taskfoundry.kinds.program.testgen.writer import render_tests
+from taskfoundry.kinds.program.testgen.writer import call_timeout, render_tests
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 
 
@@ -47,8 +47,7 @@ class ExplorerGenerator:
         # the guided step's candidates: the probes not kept, then the kept ones (whose
         # neighbours may tell a survivor apart where the probe itself does not)
         write_spare(ctx.log_dir / SPARE_FILE, [*state.spare, *state.kept])
-        # a slow program's calls get twice the probe time it was explored with (tfrun's is 2 × 5 s)
-        timeout = 2 * state.slow_timeout if state.slow_timeout else None
+        timeout = call_timeout(state.slow_timeout)
         files, written = render_tests(state.kept, ctx.program, cfg.seed, timeout)
         # `written` is grouped by command: pair each test with its own probe's lines
         per_test = {

@@ -105,7 +105,11 @@ def write_suite(suite: Path, files: dict[str, str], argv0: str = WORKSPACE_EXECU
 
 
 def suite_argv0(suite: Path) -> str:
-    """What the suite at `suite` calls its program as (its eval/tests/program.json)."""
-    path = suite / "eval" / "tests" / PROGRAM_JSON
-    name = json.loads(path.read_text()).get("called_as") if path.is_file() else None
-    return f"{WORKSPACE}/{name}" if isinstance(name, str) and name else WORKSPACE_EXECUTABLE
+    """What the suite at `suite` calls its program as (its eval/tests/program.json), read as
+    tfrun reads it (`called_as`): a file that is no JSON object, or a name with a "/", names none."""
+    try:
+        name = json.loads((suite / "eval" / "tests" / PROGRAM_JSON).read_text()).get("called_as")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    ok = isinstance(name, str) and name and "/" not in name
+    return f"{WORKSPACE}/{name}" if ok else WORKSPACE_EXECUTABLE

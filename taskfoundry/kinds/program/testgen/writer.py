@@ -41,6 +41,13 @@ def _is_file(kept: Kept, arg: str) -> bool:
     return any(name == arg for name, _ in kept.probe.files)
 
 
+def call_timeout(slow_timeout: float | None) -> float | None:
+    """Each call's seconds in the tests of a program explored with `slow_timeout` (None: not
+    slow, tfrun's own 2 × 5 s): twice its probe time, as tfrun's is twice the probe's 5 s.
+    Its mutants get the same (mutate.stage._for_slow)."""
+    return 2 * slow_timeout if slow_timeout else None
+
+
 def render_tests(
     kept: list[Kept], program: str, seed: int, timeout: float | None = None
 ) -> tuple[dict[str, str], list[WrittenTest]]:
