@@ -919,3 +919,36 @@ def test_the_deadline_stops_a_survivor_between_its_tests(schema_worker: MutantWo
         assert "slow" not in found  # not analysed: the deadline came before its third test
     else:
         assert found["slow"].status == "survived"  # all four run, past the deadline
+
+
+@pytest.mark.parametrize("stopped", [True, False], ids=["deadline", "defence-off"])
+def test_the_guided_search_starts_no_probe_past_the_deadline(
+    schema_worker: MutantWorker, monkeypatch: pytest.MonkeyPatch, stopped: bool
+) -> None:
+    """A group of mutants' probes runs in one exec of the probe runner; a slow program's (each
+    probe seconds) ran 15 minutes past ansible-lint's deadline. Each probe here hangs on the
+    mutant for `program_timeout` (2 s): the runner starts none past the deadline (3 s)."""
+    from taskfoundry.kinds.program.mutate import guided
+
+    if not stopped:  # the runner gets no deadline, as before
+        monkeypatch.setattr(guided, "wall_clock", lambda deadline: 0.0)
+    seen: list[Outcome] = []
+    many = schema_worker.outcomes_many
+
+    def spy(asked: list[tuple[Mutant, list[Probe]]]) -> list[list[Outcome] | None]:
+        ran = many(asked)
+        seen.extend(o for outs in ran for o in outs or [])
+        return ran
+
+    monkeypatch.setattr(schema_worker, "outcomes_many", spy)
+    line = MUTCALC_C.splitlines().index("            n--;") + 1
+    probe = Kept(Probe(("wait", "5")), Outcome(0, "done\n", "", False, False, {}), "f", {"mutcalc.c": {line}})
+    found = list(guided.killers(schema_worker, [_hang()], [probe], time.monotonic() + 3.0, 8))
+    assert found == [] and len(seen) >= 6  # a hang tells nothing; the pool's probes were asked
+    assert schema_worker.stop_at == 0.0  # the deadline is the search's, not the worker's after it
+    started = [o for o in seen if not o.not_run]
+    assert all(o.timed_out for o in seen)
+    if stopped:
+        assert 1 <= len(started) <= 3 and len(started) < len(seen)
+    else:
+        assert len(started) == len(seen)  # every probe ran its 2 s, past the deadline

@@ -412,39 +412,6 @@ def test_the_stage_budget_bounds_the_guided_step(tmp_path: Path, monkeypatch: py
     assert verdict.mutation.guided and "time budget" in (verdict.mutation.guided.error or "")
 
 
-@pytest.mark.parametrize("slow", [20.0, None], ids=["slow", "defence-off"])
-def test_a_slow_program_gets_no_guided_search(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: float | None
-) -> None:
-    """ansible-lint's guided search ran a group of mutants' probes (seconds each) in one exec,
-    15 minutes past the stage's deadline: a slow program's stage ends with its first analysis."""
-    from types import SimpleNamespace
-
-    from taskfoundry.kinds.program.mutate import stage
-    from taskfoundry.kinds.program.settings import MutationSettings
-
-    class Ran(Exception):
-        pass
-
-    def searched(*args: object) -> None:
-        raise Ran
-
-    monkeypatch.setattr(stage, "_guided_tests", searched)
-    monkeypatch.setattr(stage.g, "survivors_of", lambda records, path: [])
-    gen, filt, report = _stage_inputs(tmp_path)
-    gen = gen.model_copy(update={"slow_timeout": slow})
-    settings = MutationSettings(out=tmp_path, namespace="t")
-    later = time.monotonic() + 600
-    if slow is None:
-        with pytest.raises(Ran):
-            src = SimpleNamespace(path=tmp_path)
-            stage.strengthen(src, None, None, gen, filt, report, settings, None, later, None)  # type: ignore[arg-type]
-        return
-    suite, verdict = stage.strengthen(None, None, None, gen, filt, report, settings, None, later, None)  # type: ignore[arg-type]
-    assert suite is gen and verdict.mutation is not None and verdict.mutation.score == report.score
-    assert verdict.mutation.guided and verdict.mutation.guided.error == stage.SLOW_PROGRAM
-
-
 def test_one_deadline_for_the_whole_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first analysis and the guided step share the deadline the stage set at its start
     (before, each got `max_seconds` of its own)."""

@@ -220,9 +220,13 @@ def test_a_suite_names_the_program_it_calls_by_its_own_name(tmp_path: Path) -> N
         assert suite_argv0(tmp_path / "multi") == WORKSPACE_EXECUTABLE, bad
 
 
-def _probe_on_host(tmp_path: Path, gold: str, probe: Probe, masked: bool = True) -> Outcome:
+def _probe_on_host(
+    tmp_path: Path, gold: str, probe: Probe, masked: bool = True, stripped: bool = True
+) -> Outcome:
     """One probe through the real probe runner, run on the host (`masked` False: its `here`
-    hands the output on as it is)."""
+    hands the output on as it is; `stripped` False: the outcome keeps the lines naming where a
+    Python gold unpacked itself)."""
+    from taskfoundry.kinds.program.testgen import probes as host
     from taskfoundry.kinds.program.testgen.probes import RunnerJob, _outcome
 
     (tmp_path / "runs").mkdir(exist_ok=True)
@@ -237,7 +241,14 @@ def _probe_on_host(tmp_path: Path, gold: str, probe: Probe, masked: bool = True)
         [sys.executable, str(runner)], input=json.dumps(payload), capture_output=True, text=True
     )
     assert ran.returncode == 0, ran.stderr
-    return _outcome(json.loads(ran.stdout)["results"][0])
+    result = json.loads(ran.stdout)["results"][0]
+    if stripped:
+        return _outcome(result)
+    keep, host.unpacked = host.unpacked, lambda text: text  # type: ignore[assignment]
+    try:
+        return _outcome(result)
+    finally:
+        host.unpacked = keep
 
 
 def test_the_call_s_own_directory_in_the_output_is_compared_masked(tmp_path: Path) -> None:
@@ -259,3 +270,42 @@ def test_the_call_s_own_directory_in_the_output_is_compared_masked(tmp_path: Pat
     assert "<cwd>" not in (pinned.stdout or "") and str(tmp_path / "runs") in (pinned.stdout or "")
     files, _ = render_tests([Kept(Probe(("lint",)), pinned, "f")], "tool", 0)
     assert _pytest(tmp_path / "c", files, gold).returncode == 1
+
+
+# what a Python gold built by taskfoundry prints where a warning comes from its own code: the
+# path it unpacked itself to (ansible-lint: every lint, "Project directory /.ansible cannot be
+# used for caching"), then the warning's source line
+_WARNED = (
+    'echo "WARNING  Project directory /.ansible is not writable." >&2\n'
+    'echo "/tmp/tf-app-ed573e4ad3bef837006dee4e/ansible_compat/runtime.py:243: UserWarning: cache" >&2\n'
+    'echo "  self.cache_dir = get_cache_dir(self.project_dir)" >&2\n'
+    'echo "Passed: 1 file(s) of 1 encountered."; exit 0'
+)
+
+
+def test_lines_naming_where_a_python_gold_unpacked_itself_are_no_part_of_the_output(tmp_path: Path) -> None:
+    """ansible-lint's every call printed a warning naming `/tmp/tf-app-<key>`, where its gold
+    unpacked itself, and no rebuild does: 20 of 30 of its probes were no test. Those lines (and
+    the source line under each) are left out on both sides, the rest is pinned."""
+    from taskfoundry.assets.grading.tfrun import unpacked
+
+    gold = _script(tmp_path / "gold", _WARNED)
+    out = _probe_on_host(tmp_path, gold, Probe(("lint",)))
+    assert out.stderr == "WARNING  Project directory /.ansible is not writable.\n" and out.writable
+    files, _ = render_tests([Kept(Probe(("lint",)), out, "f")], "tool", 0)
+    assert _pytest(tmp_path / "a", files, gold).returncode == 0  # the gold itself
+    plain = _WARNED.replace("tf-app-ed573e4ad3bef837006dee4e", "tf-app-" + "0" * 24)
+    assert _pytest(tmp_path / "b", files, _script(tmp_path / "rebuilt", plain)).returncode == 0  # another key
+    quiet = "\n".join(line for line in _WARNED.splitlines() if "tf-app" not in line and "self." not in line)
+    assert _pytest(tmp_path / "c", files, _script(tmp_path / "quiet", quiet)).returncode == 0  # no such lines
+    wrong = _WARNED.replace("1 file(s)", "2 file(s)")
+    assert (
+        _pytest(tmp_path / "d", files, _script(tmp_path / "wrong", wrong)).returncode == 1
+    )  # the rest pinned
+    # a traceback through the gold's own files: each frame's path and its source line go
+    trace = 'Traceback:\n  File "/tmp/tf-app-{k}/a.py", line 3, in f\n    f()\nValueError: x\n'
+    assert unpacked(trace.format(k="a" * 24)) == "Traceback:\nValueError: x\n"
+    assert unpacked("no path here\n  indented\n") == "no path here\n  indented\n"
+    # the defence off: the runner's outcome as it was printed is no test at all
+    raw = _probe_on_host(tmp_path, gold, Probe(("lint",)), masked=False, stripped=False)
+    assert "tf-app-ed573e4ad3bef837006dee4e" in (raw.stderr or "") and not raw.writable

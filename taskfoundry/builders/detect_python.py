@@ -161,10 +161,10 @@ sys.exit(functools.reduce(getattr, {attrs!r}, _m)())
 """
 
 
-# the directory _MAIN unpacks to, as a program may print it (dirsearch prints its install
-# path): the reference rebuilt in the cleanroom has another key, as any rebuild would, so an
-# outcome naming it is no test (testgen.probes; dirsearch graded 0.98 on six such tests)
-UNPACKED_AT = re.compile(r"\btf-app-[0-9a-f]{24}\b")
+# _MAIN's directory, tf-app-<24 hex digits>, is what tfrun.UNPACKED_AT matches: a program may
+# print it (dirsearch its install path, ansible-lint in each warning), the reference rebuilt in
+# the cleanroom has another key, as any rebuild would, so the lines naming it are no part of
+# an output (tfrun.unpacked; dirsearch graded 0.98 on six tests pinning it)
 
 
 def _unpacking_main(entry: str) -> str:

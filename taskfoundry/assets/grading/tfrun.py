@@ -61,6 +61,31 @@ def here(text, cwd):
     return text
 
 
+# the directory a Python gold unpacks itself to (builders/detect_python's __main__: tf-app- and
+# 24 hex digits of its content). A line naming it (a Python warning's or traceback's source
+# path, a help text's install path) says where that build put itself, which no rebuild shares:
+# it is no part of an output, as run() and the explorer's outcomes read them
+UNPACKED_AT = re.compile(r"\btf-app-[0-9a-f]{24}\b")
+
+
+def unpacked(text):
+    """`text` without the lines naming a gold's unpack directory (UNPACKED_AT), each with the
+    line after it where that one is indented deeper (the source line a warning or a traceback
+    prints under the path)."""
+    if not UNPACKED_AT.search(text):
+        return text
+    out, under = [], None
+    for line in text.splitlines(keepends=True):
+        depth = len(line) - len(line.lstrip(" "))
+        if under is not None and line.strip() and depth > under:
+            under = None
+            continue
+        under = depth if UNPACKED_AT.search(line) else None
+        if under is None:
+            out.append(line)
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Result:
     returncode: int
@@ -151,7 +176,11 @@ def run(args, stdin="", files=None, cwd=None, timeout=None):
         if uid is not None:
             reap(uid)
             _reclaim(cwd)
-    return Result(proc.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
+    return Result(
+        proc.returncode,
+        unpacked(stdout.decode("utf-8", "replace")),
+        unpacked(stderr.decode("utf-8", "replace")),
+    )
 
 
 def _communicate(proc, data, timeout):

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 
@@ -438,6 +439,22 @@ def fresh(watch):
         return False
 
 
+def not_run(probe):
+    """A probe the deadline left unstarted: as one that did not finish in time, which tells
+    nothing (no test, no killer, no reference outcome)."""
+    empty = {"text": ""}
+    return {
+        "id": probe["id"],
+        "exit_code": -1,
+        "timed_out": True,
+        "truncated": False,
+        "stdout": empty,
+        "stderr": empty,
+        "files": {},
+        "not_run": True,
+    }
+
+
 def infected(watch):
     """The switch numbers the watch build wrote to `watch` during the last probe."""
     with open(watch) as handle:
@@ -460,7 +477,10 @@ def main():
 
 
 def one_probe(job, probe, base):
-    """Run one probe and read its coverage; each has its own work and coverage directories."""
+    """Run one probe and read its coverage; each has its own work and coverage directories.
+    Past the job's `stop_at` (the caller's deadline, wall clock) it is not started."""
+    if job.get("stop_at") and time.time() >= job["stop_at"]:
+        return not_run(probe)
     reader = READERS.get(job.get("coverage", ""))
     covdir = os.path.join(base, "cov", probe["id"]) if reader else None
     watch = job.get("watch") or None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import math
 import re
 import string
 import time
@@ -316,7 +317,13 @@ def variants_of(parents: list[Kept], limit: int, values: tuple[int, ...] = ()) -
 
 
 #: mutants whose probes run in one exec of the probe runner: the deadline is looked at between
+#: groups, and inside one the runner starts no probe past it (MutantWorker.stop_at)
 GROUP = 16
+
+
+def wall_clock(deadline: float) -> float:
+    """`deadline` (time.monotonic()) as the probe runner's clock (time.time()); 0: none."""
+    return time.time() + (deadline - time.monotonic()) if math.isfinite(deadline) else 0.0
 
 
 def killers(
@@ -332,18 +339,28 @@ def killers(
     half = max(1, pool_size - pool_size // 2)
     reached = {m: near for m in mutants if (near := _reaching(m, candidates)[:half])}
     ordered = list(reached.items())
-    for at in range(0, len(ordered), GROUP):
-        if time.monotonic() > deadline:
-            return
-        group = list(_pools(worker, referee, dict(ordered[at : at + GROUP]), pool_size).items())
-        ran = worker.outcomes_many([(m, [k.probe for k in pool]) for m, pool in group])
-        telling = {m: _telling(pool, outs or []) for (m, pool), outs in zip(group, ran, strict=True)}
-        referee.stable([k for ks in telling.values() for k in ks])  # one run; then all judged
-        for m, found in telling.items():
-            for kept in referee.stable(found)[:1]:
-                if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
-                    kept = Kept(kept.probe, kept.outcome, VARIANT, {m.file: {m.line}})
-                yield m.id, kept
+    worker.stop_at = wall_clock(deadline)
+    try:
+        for at in range(0, len(ordered), GROUP):
+            if time.monotonic() > deadline:
+                return
+            yield from _group_killers(worker, referee, dict(ordered[at : at + GROUP]), pool_size)
+    finally:
+        worker.stop_at = 0.0
+
+
+def _group_killers(
+    worker: MutantWorker, referee: Referee, reached: dict[Mutant, list[Kept]], pool_size: int
+) -> Iterator[tuple[str, Kept]]:
+    group = list(_pools(worker, referee, reached, pool_size).items())
+    ran = worker.outcomes_many([(m, [k.probe for k in pool]) for m, pool in group])
+    telling = {m: _telling(pool, outs or []) for (m, pool), outs in zip(group, ran, strict=True)}
+    referee.stable([k for ks in telling.values() for k in ks])  # one run; then all judged
+    for m, found in telling.items():
+        for kept in referee.stable(found)[:1]:
+            if kept.feature == VARIANT:  # it runs the mutant's line, or it could not kill it
+                kept = Kept(kept.probe, kept.outcome, VARIANT, {m.file: {m.line}})
+            yield m.id, kept
 
 
 def _pools(
@@ -405,11 +422,13 @@ def search(
     return found
 
 
-def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[str, str], dict[str, Kept]]:
-    """Test files for the killing probes (one test a probe), and JUnit name -> its probe. Each
-    call has tfrun's time: a slow program gets no guided search (mutate.stage.SLOW_PROGRAM)."""
+def guided_tests(
+    found: dict[str, Kept], program: str, seed: int, timeout: float | None = None
+) -> tuple[dict[str, str], dict[str, Kept]]:
+    """Test files for the killing probes (one test a probe), and JUnit name -> its probe.
+    `timeout`: each call's seconds, for a slow program (writer.call_timeout)."""
     unique = list({k.probe.key: k for k in found.values()}.values())
-    files, written = render_tests(unique, program, seed)
+    files, written = render_tests(unique, program, seed, timeout)
 
     def guided(name: str) -> str:
         return GUIDED_PREFIX + name.removeprefix("test_")
@@ -420,9 +439,10 @@ def guided_tests(found: dict[str, Kept], program: str, seed: int) -> tuple[dict[
 
 
 def coverage_job(
-    recipe_coverage: str, go_module: str, exclude: tuple[str, ...], timeout: float, argv0: str
+    recipe_coverage: str, go_module: str, exclude: tuple[str, ...], timeout: float, argv0: str, stop_at: float
 ) -> RunnerJob:
     return RunnerJob(
+        stop_at=stop_at,
         argv0=argv0,
         executable=COVERAGE,
         coverage=recipe_coverage,

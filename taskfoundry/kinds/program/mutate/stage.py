@@ -109,14 +109,6 @@ def _with(filt: FilterStage, report: MutationReport) -> FilterStage:
     return filt.model_copy(update={"mutation": report})
 
 
-# The explorer's guided search runs a group of mutants' probes in one exec of the probe runner
-# and looks at the deadline between groups: a slow program's group (16 mutants, up to 40 probes
-# each, seconds a probe) ran 15 minutes past ansible-lint's 600 s stage
-SLOW_PROGRAM = (
-    "a slow program (its probes take seconds each): no guided search, which would run past the deadline"
-)
-
-
 def strengthen(
     src: SourceResult,
     build: BuildStage,
@@ -139,9 +131,6 @@ def strengthen(
     if start >= deadline:
         summary.error = "the stage's time budget (mutation.max_seconds) ended before the guided step"
         return gen, _with(filt, report.model_copy(update={"guided": summary, "exhausted": "time"}))
-    if gen.slow_timeout and _guide(settings) != "agent":
-        summary.error = SLOW_PROGRAM
-        return gen, _with(filt, report.model_copy(update={"guided": summary}))
     mutants = g.survivors_of(report.records, src.path)
     files, lines = _guided_tests(src, build, clean, gen, mutants, settings, client, summary, deadline, pool)
     if not files:
@@ -232,7 +221,8 @@ def _explorer_tests(
     summary.search_seconds = round(time.monotonic() - start, 2)
     if not found:
         return {}, {}
-    files, probes = g.guided_tests(found, build.program, settings.explorer.seed)
+    timeout = call_timeout(gen.slow_timeout)  # a slow program's, as its generated tests give it
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed, timeout)
     return files, {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
 
 
@@ -287,8 +277,9 @@ def _candidates(
         build.recipe.coverage,
         go_module(src.path),
         third_party_prefixes(src.path),
-        explorer.probe_timeout,  # a slow program never gets here (SLOW_PROGRAM)
+        gen.slow_timeout or explorer.probe_timeout,  # a slow program's, as the explorer found it
         clean.argv0,
+        g.wall_clock(deadline),  # a batch of a slow program's probes runs minutes
     )
     names = {build.program, "executable"}
     log_path = settings.names(src).generate_dir / "guided-probes.jsonl"

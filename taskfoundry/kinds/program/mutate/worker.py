@@ -84,6 +84,7 @@ class MutantWorker:
         self._checked: set[str] = set()  # schema survivors already rebuilt for equivalence
         self._checking = 0.0  # seconds the equivalence check has spent, over the whole stage
         self.infects: dict[str, set[int]] = {}  # node id -> switches its runs infect (the watch build)
+        self.stop_at = 0.0  # wall clock past which no probe of the guided search starts (0: none)
 
     def setup(self, suite: Path, mutants: Sequence[Mutant] = ()) -> None:
         """The suite, the guard, and with schemata on, `mutants` built into one program, the
@@ -377,10 +378,7 @@ class MutantWorker:
         self._swap_in(m)
         if not self._build().ok:
             return None
-        job = RunnerJob(
-            executable=PROGRAM, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
-        )
-        return run_probes(self.box, job, probes)
+        return run_probes(self.box, self._job(PROGRAM), probes)
 
     def outcomes_many(self, asked: list[tuple[Mutant, list[Probe]]]) -> list[list[Outcome] | None]:
         """`outcomes` of many mutants: those the schema holds in one run of the probe runner,
@@ -388,10 +386,7 @@ class MutantWorker:
         by one."""
         held = [(m, probes) for m, probes in asked if m.id in self.schema.switches]
         flat = [(p, {"TF_MUTANT": str(self.schema.switches[m.id])}) for m, probes in held for p in probes]
-        job = RunnerJob(
-            executable=SCHEMA, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
-        )
-        ran = iter(run_probes(self.box, job, [p for p, _ in flat], [env for _, env in flat]))
+        ran = iter(run_probes(self.box, self._job(SCHEMA), [p for p, _ in flat], [env for _, env in flat]))
         found = {m.id: [next(ran) for _ in probes] for m, probes in held}
         return [found[m.id] if m.id in found else self.outcomes(m, probes) for m, probes in asked]
 
@@ -401,14 +396,7 @@ class MutantWorker:
         run could not record it."""
         if not self.schema.watched:
             return None
-        job = RunnerJob(
-            executable=WATCH,
-            timeout=self.config.program_timeout,
-            workroot=PROBES_DIR,
-            watch=INFECTED,
-            argv0=self.argv0,
-        )
-        found = [out.infects for out in run_probes(self.box, job, probes)]
+        found = [out.infects for out in run_probes(self.box, self._job(WATCH, watch=INFECTED), probes)]
         return None if any(f is None for f in found) else [f for f in found if f is not None]
 
     def switch(self, m: Mutant) -> int | None:
@@ -417,10 +405,19 @@ class MutantWorker:
 
     def reference(self, probes: list[Probe]) -> list[Outcome]:
         """What the reference (the gold program) does on each probe."""
-        job = RunnerJob(
-            executable=GOLD, timeout=self.config.program_timeout, workroot=PROBES_DIR, argv0=self.argv0
+        return run_probes(self.box, self._job(GOLD), probes)
+
+    def _job(self, executable: str, watch: str = "") -> RunnerJob:
+        """A probe runner job on `executable`: no probe starts past `stop_at` (the guided
+        search's deadline: a slow program's group of probes, seconds each, ran past it)."""
+        return RunnerJob(
+            executable=executable,
+            timeout=self.config.program_timeout,
+            workroot=PROBES_DIR,
+            argv0=self.argv0,
+            watch=watch,
+            stop_at=self.stop_at,
         )
-        return run_probes(self.box, job, probes)
 
     def _entry(self, planned: Planned, switch: int) -> Entry:
         """A schema mutant's session entry. With a watch build, only the tests whose runs infect

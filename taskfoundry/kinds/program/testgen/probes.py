@@ -10,8 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from taskfoundry.assets import asset
-from taskfoundry.assets.grading.tfrun import CLOCK, CLOCK_MARK
-from taskfoundry.builders.detect_python import UNPACKED_AT
+from taskfoundry.assets.grading.tfrun import CLOCK, CLOCK_MARK, UNPACKED_AT, unpacked
 from taskfoundry.errors import SandboxError
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import Sandbox
@@ -85,6 +84,7 @@ class Outcome:
     covered: dict[str, set[int]] = field(default_factory=dict)
     total: dict[str, set[int]] = field(default_factory=dict)
     infects: set[int] | None = None  # a watch build's run: the mutants it infects (switch numbers)
+    not_run: bool = False  # past the job's stop_at: not started (and timed_out, so it tells nothing)
 
     @property
     def signature(self) -> tuple[Any, ...]:
@@ -146,6 +146,9 @@ class RunnerJob:
     workroot: str = "/tmp"  # where the runner makes each probe's directory and output files
     watch: str = ""  # a watch build's file (schemata.INFECTED): each outcome's `infects` from it
     parallel: int = 1  # probes run at once (a watch build's run one at a time)
+    # wall clock (time.time(), the host's and the container's alike) past which no probe of the
+    # job starts, 0: none. One exec of a slow program's many probes ran 15 minutes past a deadline
+    stop_at: float = 0.0
 
 
 def install_runner(sandbox: Sandbox) -> None:
@@ -177,15 +180,23 @@ def _text(blob: dict[str, Any]) -> str | None:
     return mask_clock(blob.get("text"))
 
 
+def _stream(blob: dict[str, Any]) -> str | None:
+    """stdout or stderr as a test reads it through tfrun's `run`: without the lines naming where
+    a Python gold unpacked itself (ansible-lint's every warning), its clock masked."""
+    text = blob.get("text")
+    return mask_clock(unpacked(text)) if text is not None else None
+
+
 def _outcome(raw: dict[str, Any]) -> Outcome:
     return Outcome(
         exit_code=raw["exit_code"],
-        stdout=_text(raw["stdout"]),
-        stderr=_text(raw["stderr"]),
+        stdout=_stream(raw["stdout"]),
+        stderr=_stream(raw["stderr"]),
         timed_out=raw["timed_out"],
         truncated=raw["truncated"],
         files={k: _text(v) for k, v in raw["files"].items()},
         covered={k: set(v) for k, v in raw.get("covered", {}).items()},
         total={k: set(v) for k, v in raw.get("total", {}).items()},
         infects=set(raw["infects"]) if "infects" in raw else None,
+        not_run=bool(raw.get("not_run")),
     )
