@@ -947,8 +947,8 @@ def test_the_guided_search_starts_no_probe_past_the_deadline(
     assert found == [] and len(seen) >= 6  # a hang tells nothing; the pool's probes were asked
     assert schema_worker.stop_at == 0.0  # the deadline is the search's, not the worker's after it
     started = [o for o in seen if not o.not_run]
-    assert all(o.timed_out for o in seen)
+    assert sum(o.timed_out for o in started) >= 1  # `wait 5` hangs on the mutant
     if stopped:
-        assert 1 <= len(started) <= 3 and len(started) < len(seen)
+        assert 1 <= len(started) < len(seen)  # the rest were not started
     else:
-        assert len(started) == len(seen)  # every probe ran its 2 s, past the deadline
+        assert len(started) == len(seen)  # every probe ran, the hanging ones their 2 s each
