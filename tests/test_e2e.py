@@ -135,3 +135,49 @@ def test_the_examples_own_tests_are_harvested_replayed_and_kept(csvq_task: Path)
     mutation = json.loads((csvq_task / "reports" / "mutation.json").read_text())
     killed = sum(r["status"] == "killed" for r in mutation["records"])
     assert sum(row["kills"] for row in origins.values()) == killed
+
+
+# a program keeping a cache at a fixed name in the temporary directory, made by its first call
+# (ansible-lint's /tmp/.ansible-0aaa): a call of another uid cannot write in it
+CACHING = """#!/bin/sh
+dir="${TMPDIR:-/tmp}/.cache-0aaa"
+mkdir -p "$dir" 2>/dev/null
+if ! : > "$dir/.lock" 2>/dev/null; then echo "Permission denied: $dir/.lock" >&2; exit 1; fi
+echo "linted $1"
+"""
+
+
+@pytest.mark.parametrize("own", [True, False], ids=["own-tmpdir", "defence-off"])
+def test_each_call_has_a_temporary_directory_of_its_own(
+    csvq_task: Path, tmp_path: Path, docker_client, own: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """The grader runs each pytest worker's calls as a uid of its own: with /tmp shared, the gold
+    of ansible-lint failed every call on the worker whose uid did not make its cache first (53
+    of 96 passed). Each call's TMPDIR is its own (tfrun.own_tmp), so the gold passes all."""
+    from taskfoundry.assets import asset
+    from taskfoundry.kinds.program.testgen.stage import write_suite
+
+    test = (
+        "from tfrun import run\n\n\ndef test_{0}(tmp_path):\n"
+        '    r = run(["{0}"]{1})\n    assert (r.returncode, r.stdout) == (0, "linted {0}\\n"), r.stderr\n'
+    )
+    suite = tmp_path / "suite"
+    # as the explorer writes them (cwd=tmp_path), and as a hand-written test may (the workspace:
+    # read-only, so no room beside it)
+    where = {name: ", cwd=tmp_path" if name < "e" else "" for name in "abcdefgh"}
+    write_suite(suite, {f"test_{name}.py": test.format(name, where[name]) for name in "abcdefgh"})
+    if not own:  # tfrun as it was: the program's TMPDIR unset, /tmp shared by every uid
+        code = asset("grading/tfrun.py").decode()
+        assert '        "TMPDIR": str(tmp),\n' in code
+        (suite / "eval" / "tests" / "tfrun.py").write_text(code.replace('        "TMPDIR": str(tmp),\n', ""))
+    image = yaml.safe_load((csvq_task / "task.yaml").read_text())["images"]["task_cleanroom"]
+    grader = Grader.load(docker_client, image, suite, EvalConfig())
+    assert grader.harness.pytest_workers == 2 and grader.harness.program_uid  # two uids
+    results = grader.run(CACHING.encode())
+    failed = sorted(n for n, o in results.items() if o.status != "passed")
+    assert len(results) == 8
+    if own:
+        assert failed == [], [results[n].message for n in failed][:2]
+    else:
+        assert failed and len(failed) < 8  # the calls of the uid that did not make the cache
+        assert all("Permission denied" in results[n].message for n in failed)

@@ -116,7 +116,9 @@ def _lock(path):
         return fd
     return None
 def _unpacked(archive):
-    tmp = tempfile.gettempdir()
+    # /tmp, not TMPDIR: each call has a TMPDIR of its own (tfrun's own_tmp), and one copy
+    # serves every call and every uid
+    tmp = "/tmp"
     with zipfile.ZipFile(archive) as zf:
         key = hashlib.sha256(repr([(i.filename, i.CRC) for i in zf.infolist()]).encode()).hexdigest()[:24]
         where = os.path.join(tmp, "tf-app-" + key)

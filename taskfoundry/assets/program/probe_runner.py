@@ -29,6 +29,7 @@ def probe_env(workdir):
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": workdir,
+        "TMPDIR": workdir + ".tmp",  # the call's own, as tfrun's own_tmp makes it
         "LANG": "C.UTF-8",
         "TZ": "UTC",
         "TERM": "dumb",
@@ -153,6 +154,7 @@ def file_cap(job, covdir):
 
 def run_probe(job, probe, workdir, covdir):
     os.makedirs(workdir)
+    os.makedirs(workdir + ".tmp")
     write_inputs(workdir, probe.get("files", {}))
     before = snapshot(workdir, job["output_cap"])
     env = probe_env(workdir)
@@ -493,7 +495,8 @@ def one_probe(job, probe, base):
         result["covered"] = {k: sorted(v) for k, v in covered.items()}
         result["total"] = {k: sorted(v) for k, v in total.items()}
         shutil.rmtree(covdir, ignore_errors=True)
-    shutil.rmtree(os.path.join(base, "w", probe["id"]), ignore_errors=True)
+    for done in ("", ".tmp"):
+        shutil.rmtree(os.path.join(base, "w", probe["id"] + done), ignore_errors=True)
     return result
 
 
