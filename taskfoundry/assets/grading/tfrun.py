@@ -103,10 +103,11 @@ def executable() -> str:
 PROGRAM_JSON = Path(__file__).with_name("program.json")
 
 
-def called_as():
-    """The name program.json says the program is called by, or None."""
+def called_as(path=PROGRAM_JSON):
+    """The name a program.json (this suite's, or the one at `path`) says the program is called
+    by, or None: a file that is missing or no JSON object, or a name with a "/", names none."""
     try:
-        name = json.loads(PROGRAM_JSON.read_text()).get("called_as")
+        name = json.loads(Path(path).read_text()).get("called_as")
     except (OSError, ValueError, AttributeError):
         return None
     return name if isinstance(name, str) and name and "/" not in name else None

@@ -11,6 +11,7 @@ import docker
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
+from taskfoundry.assets.grading.tfrun import called_as
 from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
 from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
@@ -105,11 +106,7 @@ def write_suite(suite: Path, files: dict[str, str], argv0: str = WORKSPACE_EXECU
 
 
 def suite_argv0(suite: Path) -> str:
-    """What the suite at `suite` calls its program as (its eval/tests/program.json), read as
-    tfrun reads it (`called_as`): a file that is no JSON object, or a name with a "/", names none."""
-    try:
-        name = json.loads((suite / "eval" / "tests" / PROGRAM_JSON).read_text()).get("called_as")
-    except (OSError, ValueError, AttributeError):
-        name = None
-    ok = isinstance(name, str) and name and "/" not in name
-    return f"{WORKSPACE}/{name}" if ok else WORKSPACE_EXECUTABLE
+    """What the suite at `suite` calls its program as (its eval/tests/program.json), read by
+    tfrun's own `called_as`, so the grader and the build agree on a bad file too."""
+    name = called_as(suite / "eval" / "tests" / PROGRAM_JSON)
+    return f"{WORKSPACE}/{name}" if name else WORKSPACE_EXECUTABLE
