@@ -246,3 +246,58 @@ def test_a_gold_that_answers_everything_alike_fails_generation(
         else:
             state = explorer.run(box, tmp_path, {"toy"}, usage, tmp_path / "probes.jsonl")
             assert len(state.kept) >= 5 and len({repr(k.outcome.signature) for k in state.kept}) == 1
+
+
+# A program that reads its configuration from the directory it runs in, under a name no
+# argument gives (appstream-generator's asgen-config.json): without it every call fails alike
+_CONFIGURED = b"""#!/bin/sh
+case "$1" in
+  --help|-h) echo 'Usage: slowtoy COMMAND [ARG]'; echo; echo 'Commands:'
+    echo '  list    list the suites'; echo '  show    show one suite'; echo '  count   count the suites'
+    exit 0 ;;
+esac
+[ -f toy-config.json ] || { echo "Unable to load configuration: toy-config.json: no such file" >&2; exit 4; }
+case "$1" in
+  list) grep -o '"[a-z]*": {"sections' toy-config.json | cut -d'"' -f2 ;;
+  show) grep -o "\\"$2\\": {[^}]*}" toy-config.json || { echo "no suite: $2" >&2; exit 3; } ;;
+  count) grep -o '"sections' toy-config.json | wc -l ;;
+  *) echo "unknown command: $1" >&2; exit 2 ;;
+esac
+"""
+_CONFIG_PAGE = """An example `toy-config.json` may look like this:
+```json
+{"Suites": {"sid": {"sections": ["main"]}, "trixie": {"sections": ["main", "contrib"]}}}
+```
+Then, in that directory:
+```sh
+slowtoy show trixie
+```
+"""
+
+
+def test_a_config_the_docs_show_is_put_where_the_program_runs(
+    docker_client, base_image, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """appstream-generator kept 39 tests, every call but --help ending at "Unable to load
+    configuration": its docs show the asgen-config.json it looks for in its directory. With
+    the docs' file in place the commands do their work; with no such page (the defence off),
+    no call gets past the missing configuration."""
+    budget = {"max_probes": 40, "batch": 20}
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "config.md").write_text(_CONFIG_PAGE)
+    state = _explore_script(_CONFIGURED, docker_client, base_image, tmp_path, **budget)
+    worked = {
+        k.probe.args[0]: k for k in state.kept if k.outcome.exit_code == 0 and k.probe.args[:1] != ("--help",)
+    }
+    assert {"list", "show", "count"} <= set(worked)
+    assert worked["list"].outcome.stdout == "sid\ntrixie\n"
+    assert all(
+        dict(k.probe.files).get("toy-config.json", "").startswith('{"Suites"') for k in worked.values()
+    )
+    files, _ = render_tests(state.kept, "slowtoy", 0, 2)
+    assert any("toy-config.json" in text for text in files.values())
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    off = _explore_script(_CONFIGURED, docker_client, base_image, bare, **budget)
+    assert {k.outcome.exit_code for k in off.kept if k.probe.args[:1] not in (("--help",), ("-h",))} <= {4}

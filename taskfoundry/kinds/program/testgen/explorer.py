@@ -365,11 +365,23 @@ class Explorer:
         yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
+        yield from self._with_shown_files(commands, corpus)
         for cmd in commands:
             opts = usages.get(cmd[0] if cmd else "", top).options + (top.options if cmd else [])
             yield from self._systematic(cmd, opts, corpus)
         while True:
             yield self._random_probe(commands, usages, top, corpus)
+
+    def _with_shown_files(self, commands: list[tuple[str, ...]], corpus: Corpus) -> Iterator[Probe]:
+        """The documented invocations, and each command bare and with an argument, again with
+        the files the docs show in place (a config the program looks for where it runs)."""
+        if not corpus.shown:
+            return
+        for example in corpus.examples:
+            yield from (in_place(p, corpus.shown) for p in _example_probes(example, corpus))
+        for cmd in commands:
+            for args in (cmd, (*cmd, "missing-file.txt"), *((*cmd, n) for n in sorted(corpus.files)[:2])):
+                yield in_place(self._with_files(args, corpus, "docs"), corpus.shown)
 
     def _systematic(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
         names = sorted(corpus.files)
@@ -426,14 +438,23 @@ class Explorer:
         elif names and rng.random() < 0.5:
             stdin, origin = mutate_text(corpus.files[rng.choice(names)], rng), "random"
         if stdin is not None:
-            return Probe(tuple(argv), stdin=stdin, files=corpus.input_files(tuple(argv)), origin=origin)
-        if names:
-            argv.append(rng.choice(names))
-        return self._with_files(tuple(argv), corpus, "random")
+            probe = Probe(tuple(argv), stdin=stdin, files=corpus.input_files(tuple(argv)), origin=origin)
+        else:
+            probe = self._with_files((*argv, rng.choice(names)) if names else tuple(argv), corpus, "random")
+        # a third of them with the files the docs show in place (the rng is not drawn without them)
+        return in_place(probe, corpus.shown) if corpus.shown and rng.random() < 1 / 3 else probe
 
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
         return Probe(argv, files=corpus.input_files(argv), origin=origin)
+
+
+def in_place(probe: Probe, shown: dict[str, str]) -> Probe:
+    """`probe` with the `shown` files in its directory too; a file it names stays its own."""
+    named = {name for name, _ in probe.files}
+    return dataclasses.replace(
+        probe, files=probe.files + tuple((n, c) for n, c in shown.items() if n not in named)
+    )
 
 
 def _example_probes(example: Example, corpus: Corpus) -> list[Probe]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from taskfoundry.kinds.program.testgen import manpage
 from taskfoundry.kinds.program.testgen.docexamples import Example, doc_examples
+from taskfoundry.kinds.program.testgen.docfiles import doc_pages, documented_files
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 from taskfoundry.kinds.program.testgen.usage import Option
 
@@ -107,6 +108,9 @@ class Corpus:
     data_files: dict[str, str | bytes] = field(default_factory=dict)  # their copies, zipped, cut
     data_dirs: list[str] = field(default_factory=list)  # where they are installed (absolute)
     outputs: list[str] = field(default_factory=list)  # what the program wrote, to read back
+    # files the docs show whole under a name no argument gives (docfiles): a config the
+    # program looks for in the directory it runs in
+    shown: dict[str, str] = field(default_factory=dict)
 
     def add_output(self, probe: Probe, out: Outcome, limit: int = 24, max_chars: int = 16_384) -> None:
         """The program's own output as a later input (its own format, as a converter or a
@@ -156,9 +160,9 @@ def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[s
 def readme_examples(
     repo: Path, names: set[str], usage: list[str] | None = None, pages: list[str] | None = None
 ) -> list[Example]:
-    """Invocations of the program (by any of `names`) in the README, the shell lines of its
-    man pages (roff `pages`) and its usage text."""
-    texts = [d.read_text(errors="replace") for d in sorted(repo.glob("README*")) if d.is_file()]
+    """Invocations of the program (by any of `names`) in the README and the docs' markdown
+    pages, the shell lines of its man pages (roff `pages`) and its usage text."""
+    texts = [d.read_text(errors="replace") for d in doc_pages(repo)]
     shown = ["\n".join(f"    {line}" for line in manpage.literal_lines(page)) for page in pages or []]
     return doc_examples(texts + shown + list(usage or []), names)
 
@@ -169,6 +173,7 @@ def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | 
 
     pages = [page.read_text(errors="replace") for page in manpage.man_pages(repo)]
     corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage, pages))
+    corpus.shown = documented_files(repo)
     for suffix in named_formats(names, usage or [], {Path(n).suffix for n in corpus.files}):
         docs = draw(DOCUMENTS[suffix], FORMAT_SAMPLES, seed)
         corpus.files |= {f"gen/{i}{suffix}": doc for i, doc in enumerate(docs)}

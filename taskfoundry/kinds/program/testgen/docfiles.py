@@ -1,0 +1,107 @@
+"""Files a program reads from the directory it runs in, as its docs show them.
+
+A program may look for its configuration in its working directory, under a name no argument
+gives (appstream-generator's `asgen-config.json`): without it every call ends at "Unable to
+load configuration", whatever the subcommand. Docs often show such a file whole, in a code
+block right after the sentence that names it ("An example `asgen-config.json` file may look
+like this:"). The explorer runs some probes with those files in place.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+# a fenced block, with the text before it: the lead names the file
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+# a relative file name with a configuration format's suffix, not a part of a longer path
+_NAME = re.compile(r"(?<![\w/.~$-])((?:[\w.-]+/)*[\w.-]*\w\.(json|ya?ml|toml|ini|conf|cfg))(?![\w/-]|\.\w)")
+LEAD_LINES = 3  # the non-empty lines before a block that may name it
+MAX_FILES = 4
+MAX_BYTES = 16_384
+MAX_DOCS = 24  # markdown files read, in name order
+_DOC_DIRS = ("docs", "doc", "Documentation")
+
+
+def _parses_json(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict | list)
+    except ValueError:
+        return False
+
+
+def _parses_yaml(text: str) -> bool:
+    try:
+        return isinstance(yaml.safe_load(text), dict)
+    except yaml.YAMLError:
+        return False
+
+
+def _parses_toml(text: str) -> bool:
+    try:
+        return bool(tomllib.loads(text))
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+def _parses_ini(text: str) -> bool:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return False
+    return bool(parser.sections())
+
+
+# a block becomes the file only when it is the file's format: a shell session after a sentence
+# that names the file is not the file (`.conf` and `.cfg` have no one format: any text goes)
+_FORMATS: dict[str, Callable[[str], bool]] = {
+    "json": _parses_json,
+    "yaml": _parses_yaml,
+    "yml": _parses_yaml,
+    "toml": _parses_toml,
+    "ini": _parses_ini,
+    "conf": lambda text: bool(text.strip()),
+    "cfg": lambda text: bool(text.strip()),
+}
+
+
+def doc_pages(repo: Path) -> list[Path]:
+    """The README and the markdown pages of the docs directories, at most MAX_DOCS."""
+    pages = sorted(p for p in repo.glob("README*") if p.is_file())
+    for sub in _DOC_DIRS:
+        if (repo / sub).is_dir():
+            pages += sorted(p for p in (repo / sub).rglob("*.md") if p.is_file())
+    return pages[:MAX_DOCS]
+
+
+def shown_files(text: str) -> dict[str, str]:
+    """Each file a page shows whole: a code block in the file's format, after a lead (the
+    LEAD_LINES non-empty lines before it) naming the file; the nearest name counts."""
+    found: dict[str, str] = {}
+    for match in _FENCE.finditer(text):
+        body = match.group(1)
+        lead = [ln for ln in text[: match.start()].splitlines() if ln.strip()][-LEAD_LINES:]
+        names = [m for ln in lead for m in _NAME.findall(ln)]
+        if not names or len(body.encode()) > MAX_BYTES:
+            continue
+        name, suffix = names[-1]
+        if ".." not in name.split("/") and _FORMATS[suffix.lower()](body):
+            found.setdefault(name, body)
+    return found
+
+
+def documented_files(repo: Path) -> dict[str, str]:
+    """The files the docs show whole (relative name -> text), at most MAX_FILES, first
+    shown first."""
+    found: dict[str, str] = {}
+    for page in doc_pages(repo):
+        for name, body in shown_files(page.read_text(errors="replace")).items():
+            found.setdefault(name, body)
+    return dict(list(found.items())[:MAX_FILES])
