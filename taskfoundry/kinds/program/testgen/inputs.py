@@ -1,4 +1,4 @@
-"""Inputs for probes: sample files from the repository, README examples, option values."""
+"""Inputs for probes: sample files from the repository, documented examples, option values."""
 
 from __future__ import annotations
 
