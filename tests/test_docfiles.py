@@ -42,6 +42,7 @@ def test_only_a_near_relative_name_counts_and_the_nearest_wins() -> None:
     two = "Not `old.json` but `conf/new.json`:\n```json\n[1]\n```\n"
     assert shown_files(two) == {"conf/new.json": "[1]\n"}
     assert shown_files("See `data.json.gz`:\n```json\n[1]\n```\n") == {}
+    assert shown_files("In `changelog.yaml/changelog.yml`:\n```yaml\nk: 1\n```\n") == {}
 
 
 def test_documented_files_reads_the_readme_and_the_docs_pages(tmp_path: Path) -> None:

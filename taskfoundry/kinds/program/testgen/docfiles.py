@@ -21,7 +21,9 @@ import yaml
 # a fenced block, with the text before it: the lead names the file
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 # a relative file name with a configuration format's suffix, not a part of a longer path
-_NAME = re.compile(r"(?<![\w/.~$-])((?:[\w.-]+/)*[\w.-]*\w\.(json|ya?ml|toml|ini|conf|cfg))(?![\w/-]|\.\w)")
+_SUFFIXES = "json|ya?ml|toml|ini|conf|cfg"
+_NAME = re.compile(rf"(?<![\w/.~$-])((?:[\w.-]+/)*[\w.-]*\w\.({_SUFFIXES}))(?![\w/-]|\.\w)")
+_SUFFIX = re.compile(rf"\.({_SUFFIXES})$", re.I)
 LEAD_LINES = 3  # the non-empty lines before a block that may name it
 MAX_FILES = 4
 MAX_BYTES = 16_384
@@ -92,9 +94,16 @@ def shown_files(text: str) -> dict[str, str]:
         if not names or len(body.encode()) > MAX_BYTES:
             continue
         name, suffix = names[-1]
-        if ".." not in name.split("/") and _FORMATS[suffix.lower()](body):
+        if _plain_path(name) and _FORMATS[suffix.lower()](body):
             found.setdefault(name, body)
     return found
+
+
+def _plain_path(name: str) -> bool:
+    """Not out of the directory, and no directory named like a file: ansible-lint's docs
+    write `changelog.yaml/changelog.yml` for either of two names."""
+    dirs = name.split("/")[:-1]
+    return ".." not in dirs and not any(_SUFFIX.search(d) for d in dirs)
 
 
 def documented_files(repo: Path) -> dict[str, str]:
