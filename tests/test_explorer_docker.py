@@ -16,7 +16,7 @@ from taskfoundry.kinds.program.testgen import explorer as explorer_module
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
 from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
-from taskfoundry.kinds.program.testgen.writer import render_tests
+from taskfoundry.kinds.program.testgen.writer import call_timeout, render_tests
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.pipeline.source import source_stage
@@ -119,10 +119,12 @@ echo "slowtoy did: $*"
 _HANGS = _SLOW.replace(b"sleep 1.5", b"sleep 100")
 
 
-def _explore_script(script: bytes, docker_client, base_image, tmp_path: Path, **cfg: object):  # type: ignore[no-untyped-def]
+def _explore_script(  # type: ignore[no-untyped-def]
+    script: bytes, docker_client, base_image, tmp_path: Path, timeout: float = 1, **cfg: object
+):
     budget = {"growth": 1.0, "max_probes": 12, "batch": 12, "patience": 0, "min_tests": 0, **cfg}
     explorer = Explorer(
-        ExplorerConfig.model_validate(budget), RunnerJob("/tmp/slowtoy", timeout=1), "/tmp/slowtoy"
+        ExplorerConfig.model_validate(budget), RunnerJob("/tmp/slowtoy", timeout=timeout), "/tmp/slowtoy"
     )
     with DockerSandbox(base_image, PROBE_LIMITS, client=docker_client) as box:
         box.put_file(script, "/tmp/slowtoy", mode=0o755)
@@ -301,3 +303,37 @@ def test_a_config_the_docs_show_is_put_where_the_program_runs(
     bare.mkdir()
     off = _explore_script(_CONFIGURED, docker_client, base_image, bare, **budget)
     assert {k.outcome.exit_code for k in off.kept if k.probe.args[:1] not in (("--help",), ("-h",))} <= {4}
+
+
+# Quick at all but one option, which takes 3 s: within the 5 s probe time, so exploring does
+# not find the program slow, but more than a quarter of tfrun's 10 s a test's call gets
+_SLOW_ONE = _SLOW.replace(b"sleep 1.5\n", b'case "$1" in --shout) sleep 3 ;; esac\n')
+
+
+@pytest.mark.parametrize("headroom", [explorer_module.HEADROOM, 0], ids=["gold-times", "defence-off"])
+def test_a_gold_slow_on_a_kept_test_makes_the_program_slow(
+    headroom: int, docker_client, base_image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """ansible-lint's gold took 3 to 5 s a call and its tests gave each call 10 s: on a busy
+    machine its reference graded 0.62, every failure a timeout. The gold's own times on the
+    kept tests make the program slow, and its tests give each call twice the slow probe time;
+    with the defence off they give tfrun's 10 s to a call that takes 3."""
+    monkeypatch.setattr(explorer_module, "HEADROOM", headroom)
+    job_timeout = 5  # not slow while exploring: every probe runs within it
+    state = _explore_script(
+        _SLOW_ONE,
+        docker_client,
+        base_image,
+        tmp_path,
+        timeout=job_timeout,
+        slow_probe_timeout=6,
+        max_probes=16,
+    )
+    shouted = [k for k in state.kept if k.probe.args[:1] == ("--shout",)]
+    assert shouted and all(3 <= k.outcome.seconds < job_timeout for k in shouted)
+    files, _ = render_tests(state.kept, "slowtoy", 0, call_timeout(state.slow_timeout))
+    calls = [line for f in files.values() for line in f.splitlines() if "= run(" in line]
+    if headroom:
+        assert state.slow_timeout == 6 and calls and all("timeout=12)" in line for line in calls)
+    else:
+        assert state.slow_timeout is None and not any("timeout=" in line for line in calls)

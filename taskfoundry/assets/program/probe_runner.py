@@ -166,6 +166,7 @@ def run_probe(job, probe, workdir, covdir):
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # argv[0] as the worker's program sees it, so usage and error lines name the same path
         argv0 = job.get("argv0") or job["executable"]
+        started = time.monotonic()
         with SPAWN, Limited(file_cap(job, covdir)):  # the limits are the process's: one spawn at a time
             proc = subprocess.Popen(
                 [argv0, *probe["args"]],
@@ -178,6 +179,7 @@ def run_probe(job, probe, workdir, covdir):
                 start_new_session=True,
             )
         timed_out = not feed_and_wait(proc, stdin_bytes(probe.get("stdin", "")), job["timeout"])
+        seconds = time.monotonic() - started
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -196,6 +198,7 @@ def run_probe(job, probe, workdir, covdir):
         "stdout": here(decode(stdout[: job["output_cap"]]), workdir),
         "stderr": here(decode(stderr[: job["output_cap"]]), workdir),
         "files": written,
+        "seconds": round(seconds, 3),
     }
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from taskfoundry.assets.grading.tfrun import TIMEOUT as TFRUN_SECONDS
 from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.results import OriginCount
 from taskfoundry.kinds.program.settings import ExplorerConfig
@@ -43,6 +44,8 @@ from taskfoundry.sandbox.base import Sandbox
 log = logging.getLogger(__name__)
 
 CANARY = 4  # probes of the first batch run alone: a program that hangs fails fast
+# a test's call gets at least this many times what the gold took (a busy grader runs slower)
+HEADROOM = 4
 
 # A crash report names the implementation (its files, lines, install path): no rebuild could
 # match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
@@ -343,14 +346,29 @@ class Explorer:
         first = run_probes(sandbox, gold, probes)
         second = run_probes(sandbox, gold, probes)
         kept = []
+        slowest = 0.0
         for item, a, b in zip(self.state.kept, first, second, strict=True):
             if a.writable and a.signature == b.signature:
                 kept.append(Kept(item.probe, a, item.feature, item.covered, item.new_lines))
                 self.state.origin(item.probe).kept += 1
                 self.state.origin(item.probe).new_lines += max(item.new_lines, 0)
+                slowest = max(slowest, a.seconds, b.seconds)
             else:
                 log.info("skipping non-reproducible probe %s", item.probe.args)
         self.state.kept = kept
+        self._slow_by_the_gold(slowest)
+
+    def _slow_by_the_gold(self, slowest: float) -> None:
+        """A program whose gold takes more than 1/HEADROOM of a test's call time on a kept test
+        is slow, as if exploring had found it so, and its tests and mutants get the longer time.
+        ansible-lint's gold took 3 to 5 s a call, and few enough of its probes ran out of 5 s
+        that it was not slow: its tests gave each call tfrun's 10 s, and its reference graded
+        0.62 beside another run, every failure a timeout."""
+        cfg = self.config
+        if self.state.slow_timeout is None and cfg.slow_probe_timeout > self.job.timeout:
+            if slowest * HEADROOM > TFRUN_SECONDS:
+                log.info("slow program: its gold took %.1fs on a kept probe; its tests get more", slowest)
+                self.state.slow_timeout = cfg.slow_probe_timeout
 
     # candidate generation ----------------------------------------------------------
     def _candidates(self, usages: dict[str, Usage], corpus: Corpus) -> Iterator[Probe]:

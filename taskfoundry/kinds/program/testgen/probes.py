@@ -85,6 +85,7 @@ class Outcome:
     total: dict[str, set[int]] = field(default_factory=dict)
     infects: set[int] | None = None  # a watch build's run: the mutants it infects (switch numbers)
     not_run: bool = False  # past the job's stop_at: not started (and timed_out, so it tells nothing)
+    seconds: float = 0.0  # the call's wall time, start to exit
 
     @property
     def signature(self) -> tuple[Any, ...]:
@@ -199,4 +200,5 @@ def _outcome(raw: dict[str, Any]) -> Outcome:
         total={k: set(v) for k, v in raw.get("total", {}).items()},
         infects=set(raw["infects"]) if "infects" in raw else None,
         not_run=bool(raw.get("not_run")),
+        seconds=float(raw.get("seconds", 0.0)),
     )
