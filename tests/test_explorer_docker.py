@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -337,3 +338,36 @@ def test_a_gold_slow_on_a_kept_test_makes_the_program_slow(
         assert state.slow_timeout == 6 and calls and all("timeout=12)" in line for line in calls)
     else:
         assert state.slow_timeout is None and not any("timeout=" in line for line in calls)
+
+
+# Each call takes a second and answers alike: nothing is kept, every probe runs its second
+_SECOND_EACH = b"""#!/bin/sh
+case "$1" in
+  --help|-h) echo 'Usage: slowtoy [--shout] [--quiet] WORD'; echo '  --shout   say it loud'; exit 0 ;;
+esac
+sleep 1
+echo same
+"""
+
+
+@pytest.mark.parametrize("deadline", [True, False], ids=["deadline", "defence-off"])
+def test_exploring_starts_no_probe_past_its_budget(
+    deadline: bool, docker_client, base_image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The budget was checked between batches only, and one batch of a slow program's probes
+    (40 × 20 s) runs minutes past it: the runner now starts none past what the budget leaves.
+    Here the first batch of 12 one-second probes leaves about 6 s of 18; with the defence off
+    the second batch runs all its 12."""
+    if not deadline:
+        monkeypatch.setattr(Explorer, "_until", lambda self, start: self.job)
+    budget = {"max_probes": 24, "batch": 12, "max_seconds": 18, "max_feature_tests": 0, "timeout": 5}
+    with pytest.raises(GenerationError, match="no probe gave a reproducible result"):
+        _explore_script(_SECOND_EACH, docker_client, base_image, tmp_path, **budget)
+    logged = [json.loads(line) for line in (tmp_path / "probes.jsonl").read_text().splitlines()]
+    second = logged[12:]
+    started = [p for p in second if not p["not_run"]]
+    assert len(second) == 12 and all(p["seconds"] >= 1 for p in started)
+    if deadline:
+        assert 0 < len(started) < 12 and all(p["timed_out"] for p in second if p["not_run"])
+    else:
+        assert len(started) == 12

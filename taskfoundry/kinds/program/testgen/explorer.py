@@ -165,7 +165,7 @@ class Explorer:
                 if self.state.probes_run == 0:
                     outcomes = self._first_batch(sandbox, batch, plog, log_path)
                 else:
-                    outcomes = run_probes(sandbox, self.job, batch)
+                    outcomes = run_probes(sandbox, self._until(start), batch)
                 _log_batch(plog, batch, outcomes)
                 self._absorb(batch, outcomes)
         self._top_up()
@@ -261,6 +261,14 @@ class Explorer:
             self.state.exhausted = "tests"
         return self.state.exhausted is not None
 
+    def _until(self, start: float) -> RunnerJob:
+        """The job, with the wall clock past which the runner starts no probe: what `max_seconds`
+        leaves after the gold's check of the kept tests. The budget is checked between batches,
+        and one batch of a slow program's probes (40 × 20 s) runs minutes."""
+        elapsed = max(time.monotonic() - start, 0.0)
+        left = self.config.max_seconds - elapsed - self._verify_seconds(elapsed)
+        return dataclasses.replace(self.job, stop_at=time.time() + max(left, 0.0))
+
     def _verify_seconds(self, elapsed: float) -> float:
         """What `_verify_on_gold` will take: every kept test twice, each at most as long as a probe
         of the coverage build so far. The budget counts it: ufomerge's probes of 3 s (fontTools
@@ -287,8 +295,10 @@ class Explorer:
             yield batch
 
     def _absorb(self, batch: list[Probe], outcomes: list[Outcome]) -> None:
-        self.state.probes_run += len(batch)
+        self.state.probes_run += sum(not out.not_run for out in outcomes)
         for probe, out in zip(batch, outcomes, strict=True):
+            if out.not_run:  # past the deadline: it tells nothing
+                continue
             self.state.origin(probe).probes += 1
             self._free_runs += probe.origin == HARVESTED
             for name, lines in out.total.items():
@@ -497,6 +507,8 @@ def _log_batch(handle: TextIO, batch: list[Probe], outcomes: list[Outcome]) -> N
                     "exit": out.exit_code,
                     "timed_out": out.timed_out,
                     "truncated": out.truncated,
+                    "seconds": out.seconds,
+                    "not_run": out.not_run,
                 }
             )
             + "\n"
