@@ -124,6 +124,7 @@ def cmake(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         ],
         executable="executable",
         coverage_executable="executable",
+        program=name,
         packages=packages,
     )
 
@@ -191,6 +192,7 @@ def meson(repo: Path, exe: str | None, package: str | None) -> Recipe | None:
         ],
         executable="executable",
         coverage_executable="executable",
+        program=name,
     )
 
 
@@ -240,6 +242,7 @@ def autotools(repo: Path, exe: str | None, package: str | None) -> Recipe | None
         ],
         executable="executable",
         coverage_executable="executable",
+        program=name,
         packages=packages,
     )
 

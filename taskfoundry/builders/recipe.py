@@ -35,6 +35,11 @@ class Recipe(BaseModel):
         description="the gold program is a script its interpreter must read (mode 0755, "
         "not 0111): a worker can read its source",
     )
+    program: str | None = Field(
+        None,
+        description="the program's own name where the build copies it to `executable` (cmake, "
+        "meson, autotools): what its docs, man pages and tests call it",
+    )
     entry_point: str | None = Field(
         None,
         description="a Python program's console script, module:function (what the project's "

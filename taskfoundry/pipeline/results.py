@@ -47,7 +47,7 @@ class BuildStage(BaseModel):
     @property
     def program(self) -> str:
         """The program's name (what its docs call it)."""
-        return Path(self.recipe.executable).name
+        return self.recipe.program or Path(self.recipe.executable).name
 
     @property
     def runtime_image(self) -> str:
