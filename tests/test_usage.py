@@ -44,6 +44,27 @@ def test_a_multi_call_binary_s_functions_are_its_commands() -> None:
     assert parse_usage("Commands:\n  extract, x   Extract files\n").commands == ["extract"]
 
 
+def test_commands_with_their_arguments_placeholders() -> None:
+    """GLib's help (appstream-generator): each command with its arguments, its description
+    after a dash, once on the next line; the seven were read as none."""
+    glib = (
+        "Application Options:\n  -w, --workspace=DIR     Define the workspace location\n\n"
+        "Subcommands:\n"
+        "  run [SUITE] [SECTION]   - Process new metadata for the given distribution suite.\n"
+        "  process-file SUITE SECTION FILE1 [FILE2 ...]\n"
+        "                          - Process new metadata for the given package file.\n"
+        "  cleanup                 - Cleanup old metadata and media files.\n"
+        "  publish SUITE [SECTION] - Export all metadata.\n"
+        "  forget <PKID>           - Drop all information we have about this package-id.\n"
+        "  see the manual for more\n"
+    )
+    usage = parse_usage(glib)
+    assert usage.commands == ["run", "process-file", "cleanup", "publish", "forget"]
+    assert [o.name for o in usage.options] == ["--workspace"]
+    # options under a commands heading still end it
+    assert parse_usage("Commands:\n  run [X]   go\n  -v, --verbose  more\n").commands == ["run"]
+
+
 def test_prose_is_not_an_option() -> None:
     usage = parse_usage("This tool reads -- carefully -- from stdin.\n")
     assert usage.options == [] and usage.commands == []

@@ -29,7 +29,14 @@ _COMMANDS_HEAD = re.compile(r"^\s*(?:[a-z]+ ){0,2}(sub)?(commands?|functions?|ap
 # those functions listed on one line: "    cmp, diff" (busybox: "\t[, [[, acpid, addgroup,")
 _CMD_LIST = re.compile(r"^\s{1,8}[^\s,]+(?:,\s*[^\s,]+)+,?\s*$")
 _LISTED_CMD = re.compile(r"[a-z][\w.-]*")
-_CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?(?:\s{2,}.*)?$")
+# a command and its arguments' placeholders before its description (GLib's help): "  run
+# [SUITE] [SECTION]   - Process...", "  publish SUITE [SECTION] - Export...", "  process-file
+# SUITE SECTION FILE1 [FILE2 ...]" (its description on the next line): appstream-generator's
+# seven commands were read as none
+_ARGS = r"(?:\s(?:\[[^\]]*\]|<[^>]*>|[A-Z][A-Z0-9_]*|\.\.\.))*"
+_CMD = re.compile(r"^\s{1,8}([a-z][\w-]*)(?:,\s*[a-z][\w-]*)?" + _ARGS + r"(?:(?:\s{2,}|\s-\s).*)?$")
+# an option's line, not a description that starts with a dash ("  - Process new metadata")
+_OPTION_START = re.compile(r"^\s*-{1,2}[\w?]")
 # a list of words: "html, xml, man", "a, b or c", "'a', 'b'"
 _WORD = r"['\"`]?[\w.+-]+['\"`]?"
 _WORDS = _WORD + r"(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)" + _WORD + r")+"
@@ -86,11 +93,11 @@ def parse_usage(text: str) -> Usage:
             continue
         if in_commands:
             cmd = _CMD.match(line)
-            if cmd and not line.lstrip().startswith("-"):
+            if cmd and not _OPTION_START.match(line):
                 usage.commands.append(cmd.group(1))
                 continue
             if line.strip():
-                in_commands = bool(line.startswith(" ")) and not line.lstrip().startswith("-")
+                in_commands = bool(line.startswith(" ")) and not _OPTION_START.match(line)
         parsed = _parse_option(line)
         if parsed:
             current = _add(usage, parsed[0], parsed[1])
