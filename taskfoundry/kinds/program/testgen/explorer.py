@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 CANARY = 4  # probes of the first batch run alone: a program that hangs fails fast
 # a test's call gets at least this many times what the gold took (a busy grader runs slower)
 HEADROOM = 4
+CALL_FLOOR = 0.1  # seconds a kept call's check costs at least (the runner's spawn, its files)
 
 # A crash report names the implementation (its files, lines, install path): no rebuild could
 # match it, and it is not behaviour the docs promise. Python, Rust and Go shapes.
@@ -251,9 +252,7 @@ class Explorer:
             runs >= cfg.max_probes and idle >= cfg.max_probes * cfg.patience
         ):
             self.state.exhausted = "probes"
-        elif (elapsed := max(time.monotonic() - start, 0.0)) + self._verify_seconds(
-            elapsed
-        ) >= cfg.max_seconds:
+        elif max(time.monotonic() - start, 0.0) + self._verify_seconds() >= cfg.max_seconds:
             self.state.exhausted = "time"
         elif self.state.total and self.state.line_rate() >= cfg.coverage_target:
             self.state.exhausted = "coverage_target"
@@ -266,15 +265,19 @@ class Explorer:
         leaves after the gold's check of the kept tests. The budget is checked between batches,
         and one batch of a slow program's probes (40 × 20 s) runs minutes."""
         elapsed = max(time.monotonic() - start, 0.0)
-        left = self.config.max_seconds - elapsed - self._verify_seconds(elapsed)
+        left = self.config.max_seconds - elapsed - self._verify_seconds()
         return dataclasses.replace(self.job, stop_at=time.time() + max(left, 0.0))
 
-    def _verify_seconds(self, elapsed: float) -> float:
-        """What `_verify_on_gold` will take: every kept test twice, each at most as long as a probe
-        of the coverage build so far. The budget counts it: ufomerge's probes of 3 s (fontTools
-        under coverage) ran generate past a 30-minute limit after exploring had stopped."""
-        runs = self.state.probes_run
-        return 2 * len(self.state.kept) * elapsed / runs if runs else 0.0
+    def _verify_seconds(self) -> float:
+        """What `_verify_on_gold` will take: every kept test twice, each as long as its call took
+        on the coverage build (the gold's is no longer), two at a time where probes run so. The
+        budget counts it: ufomerge's probes of 3 s (fontTools under coverage) ran generate past
+        a 30-minute limit after exploring had stopped. It was a probe's whole share of the time
+        so far before, the coverage read-out too: appstream-generator's gcov took 5 s a probe
+        after a call of 0.3 s, and exploring stopped after 120 probes to save 300 s for a check
+        that took 20."""
+        calls = sum(max(k.outcome.seconds, CALL_FLOOR) for k in self.state.kept)
+        return 2 * calls / self.job.parallel
 
     def _batches(self, candidates: Iterator[Probe]) -> Iterator[list[Probe]]:
         batch: list[Probe] = []
