@@ -4,6 +4,7 @@ explorer's adaptive probe budget."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import io
 import random
@@ -130,11 +131,14 @@ def test_probe_budget_grows_while_coverage_grows() -> None:
 
 def test_the_time_budget_counts_checking_the_kept_tests_on_the_gold() -> None:
     """ufomerge: 3 s a probe, and after exploring the gold ran every kept test twice; the source's
-    30 minutes ran out in generate. 100 probes in 300 s: 50 kept need 300 s more, 100 kept 600."""
-    explorer = Explorer(ExplorerConfig(max_seconds=900), RunnerJob(executable="/bin/true"), "/bin/true")
+    30 minutes ran out in generate. 3 s calls one at a time, 300 s in: 50 kept need 300 s more
+    (twice each), 100 kept 600, which the 900 s budget has no room for."""
+    job = RunnerJob(executable="/bin/true", parallel=1)
+    explorer = Explorer(ExplorerConfig(max_seconds=900), job, "/bin/true")
     explorer.state.probes_run = 100
     start = time.monotonic() - 300
-    explorer.state.kept = [Kept(Probe((str(i),)), _outcome("x\n", {1}), "f") for i in range(50)]
+    slow = dataclasses.replace(_outcome("x\n", {1}), seconds=3.0)
+    explorer.state.kept = [Kept(Probe((str(i),)), slow, "f") for i in range(50)]
     assert not explorer._budget_spent(start)
     explorer.state.kept *= 2
     assert explorer._budget_spent(start) and explorer.state.exhausted == "time"
