@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskfoundry.kinds.program.testgen.docfiles import MAX_FILES, documented_files, shown_files
+from taskfoundry.kinds.program.testgen.docfiles import KEEP, MAX_FILES, documented_files, rooted, shown_files
 from taskfoundry.kinds.program.testgen.explorer import in_place
 from taskfoundry.kinds.program.testgen.probes import Probe
 
@@ -59,3 +59,26 @@ def test_shown_files_join_a_probe_but_never_replace_its_own() -> None:
     probe = Probe(("show", "toy-config.json"), files=(("toy-config.json", "{}"),), origin="file")
     placed = in_place(probe, {"toy-config.json": "[1]", "b.ini": "[s]"})
     assert placed.files == (("toy-config.json", "{}"), ("b.ini", "[s]")) and placed.origin == "file"
+
+
+def test_a_directory_of_the_authors_machine_is_made_relative_beside_the_file() -> None:
+    """appstream-generator's example config names `/srv/archive.tanglu.org/tanglu/`: every call
+    ended at "Directory ... does not exist". The system's own directories and URLs stay."""
+    body = (
+        '{"ArchiveRoot": "/srv/archive.tanglu.org/tanglu/", "Sub": "/srv/archive.tanglu.org/tanglu/pool/",\n'
+        ' "Icons": "/usr/share/icons/", "Media": "http://a.org/as/", "Key": "/srv/a.key"}\n'
+    )
+    files = rooted("conf/asgen-config.json", body)
+    assert files["conf/asgen-config.json"] == (
+        '{"ArchiveRoot": "srv/archive.tanglu.org/tanglu/", "Sub": "srv/archive.tanglu.org/tanglu/pool/",\n'
+        ' "Icons": "/usr/share/icons/", "Media": "http://a.org/as/", "Key": "/srv/a.key"}\n'
+    )
+    assert set(files) - {"conf/asgen-config.json"} == {
+        f"srv/archive.tanglu.org/tanglu/{KEEP}",
+        f"srv/archive.tanglu.org/tanglu/pool/{KEEP}",
+    }
+    assert rooted("a.ini", "[main]\nroot = /data/x/\n") == {
+        "a.ini": "[main]\nroot = data/x/\n",
+        f"data/x/{KEEP}": "",
+    }
+    assert rooted("a.yaml", "root: /var/lib/toy/\n") == {"a.yaml": "root: /var/lib/toy/\n"}

@@ -13,6 +13,7 @@ from taskfoundry.builders.build import COV_ROOT, COVERAGE, GOLD
 from taskfoundry.config import Config
 from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.settings import ExplorerConfig
+from taskfoundry.kinds.program.testgen import docfiles
 from taskfoundry.kinds.program.testgen import explorer as explorer_module
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
@@ -304,6 +305,43 @@ def test_a_config_the_docs_show_is_put_where_the_program_runs(
     bare.mkdir()
     off = _explore_script(_CONFIGURED, docker_client, base_image, bare, **budget)
     assert {k.outcome.exit_code for k in off.kept if k.probe.args[:1] not in (("--help",), ("-h",))} <= {4}
+
+
+# The same toy, whose configuration names the directory it works in: the docs' example names
+# one of the author's machine (appstream-generator's ArchiveRoot, /srv/archive.tanglu.org/tanglu/)
+_ROOTED = _CONFIGURED.replace(
+    b"""case "$1" in
+  list)""",
+    b"""root=$(sed -n 's/.*"Root": "\\([^"]*\\)".*/\\1/p' toy-config.json)
+[ -d "$root" ] || { echo "Directory '$root' does not exist." >&2; exit 1; }
+case "$1" in
+  list)""",
+)
+_ROOTED_PAGE = _CONFIG_PAGE.replace('{"Suites"', '{"Root": "/srv/toy/archive/", "Suites"')
+
+
+@pytest.mark.parametrize("rooted", ["made", "defence-off"])
+def test_a_directory_the_docs_config_names_is_made_where_the_program_runs(
+    rooted: str, docker_client, base_image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """appstream-generator kept 47 tests with its docs' config in place: that config names
+    /srv/archive.tanglu.org/tanglu/, and every call ended at "Directory ... does not exist".
+    The config is given with the directory relative, and the directory is made beside it;
+    with the defence off (the config as the docs show it) no call gets past the check."""
+    if rooted == "defence-off":
+        monkeypatch.setattr(docfiles, "rooted", lambda name, body: {name: body})
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "config.md").write_text(_ROOTED_PAGE)
+    state = _explore_script(_ROOTED, docker_client, base_image, tmp_path, max_probes=40, batch=20)
+    worked = {
+        k.probe.args[0] for k in state.kept if k.outcome.exit_code == 0 and k.probe.args[0:1] != ("--help",)
+    }
+    if rooted == "defence-off":
+        assert not worked - {"-h"}
+        return
+    assert {"list", "count"} <= worked
+    files, _ = render_tests(state.kept, "slowtoy", 0, 2)
+    assert any(f"srv/toy/archive/{docfiles.KEEP}" in text for text in files.values())
 
 
 # Quick at all but one option, which takes 3 s: within the 5 s probe time, so exploring does

@@ -5,6 +5,11 @@ gives (appstream-generator's `asgen-config.json`): without it every call ends at
 load configuration", whatever the subcommand. Docs often show such a file whole, in a code
 block right after the sentence that names it ("An example `asgen-config.json` file may look
 like this:"). The explorer runs some probes with those files in place.
+
+Such a file may name a directory of the author's machine (`"ArchiveRoot":
+"/srv/archive.tanglu.org/tanglu/"`): every call then ends at "Directory ... does not exist".
+The file is given with that directory relative, and the directory is made beside it (an empty
+KEEP file in it), so the program gets past its check to its work.
 """
 
 from __future__ import annotations
@@ -29,6 +34,24 @@ MAX_FILES = 4
 MAX_BYTES = 16_384
 MAX_DOCS = 24  # markdown files read, in name order
 _DOC_DIRS = ("docs", "doc", "Documentation")
+# an absolute directory (it ends in "/") as a value: after a quote, a blank, "=" or ":"
+_ABS_DIR = re.compile(r"(?<=[\"'\s=:])/((?:[\w.+-]+/)+)(?=[\"'\s,;]|$)", re.M)
+# directories every image has: a config naming them means the machine's own
+_SYSTEM_DIRS = (
+    "usr/",
+    "etc/",
+    "bin/",
+    "sbin/",
+    "lib/",
+    "lib64/",
+    "proc/",
+    "sys/",
+    "dev/",
+    "tmp/",
+    "var/",
+    "run/",
+)
+KEEP = ".keep"  # the file that makes a directory: probes carry files, not directories
 
 
 def _parses_json(text: str) -> bool:
@@ -106,11 +129,26 @@ def _plain_path(name: str) -> bool:
     return ".." not in dirs and not any(_SUFFIX.search(d) for d in dirs)
 
 
+def rooted(name: str, body: str) -> dict[str, str]:
+    """The file with each absolute directory it names made relative, and a KEEP file in each
+    such directory. Relative to the working directory, where programs resolve a relative path
+    (appstream-generator's `fs::exists`), wherever the file is."""
+    dirs = sorted(
+        {d for d in _ABS_DIR.findall(body) if not d.startswith(_SYSTEM_DIRS)}, key=len, reverse=True
+    )
+    for d in dirs:  # longest first: a directory inside another is its own path, not a rewrite's
+        body = re.sub(rf"(?<=[\"'\s=:])/{re.escape(d)}", d, body)
+    return {name: body} | {f"{d}{KEEP}": "" for d in dirs}
+
+
 def documented_files(repo: Path) -> dict[str, str]:
     """The files the docs show whole (relative name -> text), at most MAX_FILES, first
-    shown first."""
+    shown first, with the directories they name made (`rooted`)."""
     found: dict[str, str] = {}
     for page in doc_pages(repo):
         for name, body in shown_files(page.read_text(errors="replace")).items():
             found.setdefault(name, body)
-    return dict(list(found.items())[:MAX_FILES])
+    files: dict[str, str] = {}
+    for name, body in list(found.items())[:MAX_FILES]:
+        files |= rooted(name, body)
+    return files
