@@ -17,7 +17,7 @@ from taskfoundry.kinds.program.testgen import docfiles
 from taskfoundry.kinds.program.testgen import explorer as explorer_module
 from taskfoundry.kinds.program.testgen.explorer import Explorer
 from taskfoundry.kinds.program.testgen.help import capture_usage
-from taskfoundry.kinds.program.testgen.probes import Probe, RunnerJob, install_runner, run_probes
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob, install_runner, run_probes
 from taskfoundry.kinds.program.testgen.writer import call_timeout, render_tests
 from taskfoundry.pipeline.build import build_stage
 from taskfoundry.pipeline.settings import PROBE_LIMITS
@@ -342,6 +342,42 @@ def test_a_directory_the_docs_config_names_is_made_where_the_program_runs(
     assert {"list", "count"} <= worked
     files, _ = render_tests(state.kept, "slowtoy", 0, 2)
     assert any(f"srv/toy/archive/{docfiles.KEEP}" in text for text in files.values())
+
+
+# A program that keeps a database (not text, other bytes each call) beside its output, as
+# appstream-generator's LMDB files
+_DATABASE = b"""#!/bin/sh
+case "$1" in
+  --help|-h) echo 'Usage: slowtoy COMMAND'; echo; echo 'Commands:'
+    echo '  add     add an entry'; echo '  forget  forget an entry'; exit 0 ;;
+  add|forget) mkdir -p db; head -c 32 /dev/urandom > db/data.mdb; printf '\\377' >> db/data.mdb
+    echo "$1: ${2:-nothing}" ;;
+  *) echo "unknown command: $1" >&2; exit 2 ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("rule", ["written", "defence-off"])
+def test_calls_that_write_a_database_become_tests(
+    rule: str, docker_client, base_image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """appstream-generator's calls past its config write LMDB databases, and an outcome with a
+    file that is not text was no test: none of them was kept. They are kept now, the database
+    tested as written; with the defence off (such an outcome no test) none is."""
+    if rule == "defence-off":
+        old = Outcome.writable.fget  # type: ignore[attr-defined]
+        monkeypatch.setattr(Outcome, "writable", property(lambda o: old(o) and None not in o.files.values()))
+    state = _explore_script(_DATABASE, docker_client, base_image, tmp_path, max_probes=30, batch=15)
+    wrote = [k for k in state.kept if "db/data.mdb" in k.outcome.files]
+    if rule == "defence-off":
+        assert not wrote
+        return
+    assert {k.probe.args[0] for k in wrote} == {"add", "forget"}
+    assert all(k.outcome.files == {"db/data.mdb": None} and k.outcome.exit_code == 0 for k in wrote)
+    files, _ = render_tests(state.kept, "slowtoy", 0, 2)
+    assert sum(text.count("assert (tmp_path / 'db/data.mdb').is_file()") for text in files.values()) == len(
+        wrote
+    )
 
 
 # Quick at all but one option, which takes 3 s: within the 5 s probe time, so exploring does

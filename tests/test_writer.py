@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import base64
 import dataclasses
 import json
 import subprocess
@@ -309,3 +310,35 @@ def test_lines_naming_where_a_python_gold_unpacked_itself_are_no_part_of_the_out
     # the defence off: the runner's outcome as it was printed is no test at all
     raw = _probe_on_host(tmp_path, gold, Probe(("lint",)), masked=False, stripped=False)
     assert "tf-app-ed573e4ad3bef837006dee4e" in (raw.stderr or "") and not raw.writable
+
+
+def test_a_file_written_that_is_not_text_is_tested_as_written(tmp_path: Path) -> None:
+    """appstream-generator writes LMDB databases (db/main/data.mdb) on every call that gets past
+    its config: those calls were never tests, each outcome holding a file that is not text.
+    The test now pins the output and that the file is written, not its bytes (they need not
+    repeat). tests/test_explorer_docker.py runs the explorer on such a program, defence off too."""
+    from taskfoundry.kinds.program.testgen.probes import _outcome
+
+    body = (
+        "mkdir -p db; head -c 64 /dev/urandom > db/data.mdb; printf '\\377' >> db/data.mdb; echo 'forgot 0'"
+    )
+    gold = _script(tmp_path / "gold", body)
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    ran = subprocess.run([gold], capture_output=True, cwd=workdir)
+    blob = base64.b64encode((workdir / "db" / "data.mdb").read_bytes()).decode()
+    raw = {
+        "exit_code": 0,
+        "stdout": {"text": ran.stdout.decode()},
+        "stderr": {"text": ""},
+        "timed_out": False,
+    }
+    out = _outcome({**raw, "truncated": False, "files": {"db/data.mdb": {"b64": blob}}})
+    assert out.files == {"db/data.mdb": None} and out.writable
+    files, _ = render_tests([Kept(Probe(("forget",)), out, "f")], "tool", 0)
+    assert "assert (tmp_path / 'db/data.mdb').is_file()" in files["test_forget.py"]
+    assert _pytest(tmp_path / "a", files, gold).returncode == 0  # other random bytes: the same behaviour
+    unwritten = _script(tmp_path / "unwritten", "echo 'forgot 0'")
+    assert _pytest(tmp_path / "b", files, unwritten).returncode == 1  # no database: caught
+    said = _script(tmp_path / "said", body.replace("forgot 0", "forgot 1"))
+    assert _pytest(tmp_path / "c", files, said).returncode == 1  # other output: caught

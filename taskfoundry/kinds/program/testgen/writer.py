@@ -100,7 +100,10 @@ def _render_one(item: Kept, name: str, program: str, timeout: float | None) -> s
         f"    assert {_read('result.stderr', out.stderr)} == {out.stderr!r}",
     ]
     for path, content in sorted(out.files.items()):
-        lines.append(f"    assert {_read(f'(tmp_path / {path!r}).read_text()', content)} == {content!r}")
+        if content is None:  # not text: that it is written (the gold's bytes need not repeat)
+            lines.append(f"    assert (tmp_path / {path!r}).is_file()")
+        else:
+            lines.append(f"    assert {_read(f'(tmp_path / {path!r}).read_text()', content)} == {content!r}")
     return "\n\n" + "\n".join(lines) + "\n"
 
 
