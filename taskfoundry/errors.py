@@ -102,3 +102,7 @@ class StageError(TaskfoundryError):
     @classmethod
     def wrap(cls, stage: str, exc: TaskfoundryError) -> StageError:
         return exc if isinstance(exc, StageError) else cls(stage, exc.message or str(exc), exc.log)
+
+
+class PackageError(TaskfoundryError):
+    """The task cannot be packaged (its reference submission does not build or pass)."""

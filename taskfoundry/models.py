@@ -48,6 +48,14 @@ class TaskStats(BaseModel):
     recall_in_resolve: bool = Field(
         False, description="whether they count towards resolved; false: ignored_tests, reason recall"
     )
+    replay_pass_rate: float | None = Field(
+        None,
+        description="share of the kept tests a lookup table of the gold on public probes passes "
+        "(reports/replay.json; null: not run)",
+    )
+    replay_pass_rate_before: float | None = Field(
+        None, description="the same share of the generated tests, before the filter"
+    )
 
 
 class UpstreamInfo(BaseModel):

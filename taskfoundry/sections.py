@@ -69,7 +69,12 @@ def for_mutate(config: Config) -> program.MutationSettings:
 
 
 def for_program_package(config: Config) -> program.PackageSettings:
-    return program.PackageSettings(out=config.out, namespace=config.namespace)
+    return program.PackageSettings(
+        out=config.out,
+        namespace=config.namespace,
+        grade_reference=config.filter.grade_reference,
+        harness=config.eval,
+    )
 
 
 # --- the function kind -------------------------------------------------------------------

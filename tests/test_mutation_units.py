@@ -448,10 +448,13 @@ def test_the_guided_exploration_ends_with_the_stage(tmp_path: Path) -> None:
     from taskfoundry.config import Config
     from taskfoundry.kinds.program.mutate.stage import guided_explorer
 
-    settings = sections.for_mutate(Config(out=tmp_path, mutation={"guided_probes": 70}))
+    config = Config(out=tmp_path, mutation={"guided_probes": 70}, explorer={"seed": 4})
+    settings = sections.for_mutate(config)
     soon = guided_explorer(settings, time.monotonic() + 30)
     assert 0 < soon.max_seconds <= 30
-    assert soon.max_probes == 70 and soon.seed == settings.explorer.seed + 1 and soon.coverage_target > 1
+    assert soon.max_probes == 70 and soon.seed == 5 and soon.coverage_target > 1
+    unseeded = guided_explorer(sections.for_mutate(Config(out=tmp_path)), time.monotonic() + 30)
+    assert unseeded.seed is not None  # a build's seed is secret: none set draws a fresh one
     assert guided_explorer(settings, time.monotonic() - 5).max_seconds == 0  # past it: nothing to spend
     later = guided_explorer(settings, time.monotonic() + 10_000)
     assert later.max_seconds == settings.explorer.max_seconds  # its own budget, when that is less

@@ -16,6 +16,7 @@ from taskfoundry.flows.recipes import with_recipe
 from taskfoundry.flows.tasks import StageLog, build_task, kind_tasks, package_task, run_stage, source_task
 from taskfoundry.kinds.base import make_kind
 from taskfoundry.pipeline.results import SourceResult
+from taskfoundry.pipeline.secret import build_seed
 from taskfoundry.store import Store
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
     """Every stage after the source, for a source already resolved."""
     if config.recipe is not None:
         src = with_recipe(src, config.recipe, config.work_dir)
+    config = with_build_seed(config, src)
     kind, name = make_kind(config.kind), config.kind
     parts = kind_tasks(kind)
 
@@ -85,6 +87,14 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
             Store.at(config.store).publish_task(task_dir)
         publish_task(task_dir, stage_log.cached)
     return task_dirs
+
+
+def with_build_seed(config: Config, src: SourceResult) -> Config:
+    """`config` with the explorer's seed set: the secret one of this build when none is given."""
+    if config.explorer.seed is not None:
+        return config
+    seed = build_seed(config.work_dir, src.task_id)
+    return config.model_copy(update={"explorer": config.explorer.model_copy(update={"seed": seed})})
 
 
 @flow(name="build-resolved", log_prints=False)

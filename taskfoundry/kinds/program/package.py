@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import docker
 
 from taskfoundry import atomic
+from taskfoundry.errors import PackageError
 from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
+from taskfoundry.kinds.program.reference import REFERENCE_FAILS, grade_reference
 from taskfoundry.kinds.program.results import (
     CleanroomStage,
     FilterStage,
@@ -25,7 +29,9 @@ from taskfoundry.kinds.program.solution import compile_script, image_deps, image
 from taskfoundry.layout import REFERENCE_DIR
 from taskfoundry.models import (
     Branch,
+    DropRecord,
     IgnoredTest,
+    Images,
     TaskStats,
     TaskYaml,
     TestsJson,
@@ -36,6 +42,8 @@ from taskfoundry.models import (
 from taskfoundry.naming import grading_image
 from taskfoundry.pipeline.difficulty import code_lines, difficulty
 from taskfoundry.pipeline.results import BuildStage, SourceResult
+
+log = logging.getLogger(__name__)
 
 
 def reference_solution(src: SourceResult, build: BuildStage, client: docker.DockerClient) -> bytes:
@@ -61,43 +69,13 @@ def package_stage(
     tag_alias(client, build.image, images.task)
     tag_alias(client, clean.image, images.task_cleanroom)
     tag_as_root(client, clean.image, grading_image(images), hide=(REFERENCE_DIR,))
-    score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
     solution = reference_solution(src, build, client)
     key = branch_key(gen.branch)
-    dropped_by: dict[str, int] = {}
-    for records in filt.dropped.values():
-        dropped_by[records[0].id] = dropped_by.get(records[0].id, 0) + 1
-    stats = TaskStats(
-        tests_generated=gen.generated,
-        tests_kept=len(filt.kept),
-        dropped=dropped_by,
-        line_rate=round(filt.coverage.line_rate, 4),
-        lines_covered=filt.coverage.lines_covered,
-        lines_total=filt.coverage.lines_total,
-        dummy_pass_rate=round(filt.dummy_pass_rate, 4),
-        mutation_score=filt.mutation.score if filt.mutation else None,
-        stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
-        recall_tests=len(filt.recall),
-        recall_in_resolve=filt.recall_in_resolve,
-    )
-    task = TaskYaml(
-        repository=f"{src.owner}/{src.repo}",
-        commit=src.commit,
-        language=build.recipe.language,
-        difficulty=level,
-        eval_clean_hashes=[build.gold_sha256],
-        task_id=src.task_id,
-        difficulty_score=score,
-        source=src.source,
-        created_at=datetime.now(UTC),
-        executable=build.recipe.executable,
-        images=images,
-        stats=stats,
-        upstream=src.upstream,
-        source_visible=bool(build.recipe.source_visible),
-        gold_integrity=clean.integrity.verdict if clean.integrity else None,
-        reference_digest=submission_digest(solution),
-    )
+    suite = suite_tarball(gen.suite)
+    meta = _Meta(src, build, clean, gen, stage_seconds, images, submission_digest(solution))
+    if settings.grade_reference:
+        filt = _checked_by_reference(meta, filt, key, suite, solution, settings, client)
+    task = _task_yaml(meta, filt)
     ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
     branch = Branch(
         tests=filt.kept,
@@ -111,13 +89,100 @@ def package_stage(
         save_yaml(tmp / "task.yaml", task)
         save_json(tmp / "tests.json", tests)
         atomic.write_text(tmp / "build.sh", build.build_sh)
-        atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite_tarball(gen.suite))
+        atomic.write_bytes(tmp / "tests" / f"{key}.tar.gz", suite)
         atomic.write_bytes(tmp / "solution.tar.gz", solution)
         _reports(tmp / "reports", build, gen, lint, filt, clean)
+        if filt.no_logic is not None:
+            save_json(tmp / "reports" / "replay.json", filt.no_logic)
+        if gen.seed is not None:  # hidden with the reports: never in the cleanroom or task.yaml
+            atomic.write_json(tmp / "reports" / "secret.json", {"explorer_seed": gen.seed})
         logs = names.generate_dir
         if logs.is_dir():  # probe logs, agent trajectories
             shutil.copytree(logs, tmp / "reports" / "generation")
     return final
+
+
+@dataclass(frozen=True)
+class _Meta:
+    """What task.yaml says besides the filter's verdict."""
+
+    src: SourceResult
+    build: BuildStage
+    clean: CleanroomStage
+    gen: GenerateStage
+    stage_seconds: dict[str, float]
+    images: Images
+    reference_digest: str
+
+
+def _task_yaml(meta: _Meta, filt: FilterStage) -> TaskYaml:
+    src, build, gen = meta.src, meta.build, meta.gen
+    score, level = difficulty(code_lines(src.path), len(build.recipe.packages))
+    dropped_by: dict[str, int] = {}
+    for records in filt.dropped.values():
+        dropped_by[records[0].id] = dropped_by.get(records[0].id, 0) + 1
+    stats = TaskStats(
+        tests_generated=gen.generated,
+        tests_kept=len(filt.kept),
+        dropped=dropped_by,
+        line_rate=round(filt.coverage.line_rate, 4),
+        lines_covered=filt.coverage.lines_covered,
+        lines_total=filt.coverage.lines_total,
+        dummy_pass_rate=round(filt.dummy_pass_rate, 4),
+        mutation_score=filt.mutation.score if filt.mutation else None,
+        stage_seconds={k: round(v, 2) for k, v in meta.stage_seconds.items()},
+        recall_tests=len(filt.recall),
+        recall_in_resolve=filt.recall_in_resolve,
+        replay_pass_rate=filt.no_logic.replay_pass_rate if filt.no_logic else None,
+        replay_pass_rate_before=filt.no_logic.replay_pass_rate_before if filt.no_logic else None,
+    )
+    return TaskYaml(
+        repository=f"{src.owner}/{src.repo}",
+        commit=src.commit,
+        language=build.recipe.language,
+        difficulty=level,
+        eval_clean_hashes=[build.gold_sha256],
+        task_id=src.task_id,
+        difficulty_score=score,
+        source=src.source,
+        created_at=datetime.now(UTC),
+        executable=build.recipe.executable,
+        images=meta.images,
+        stats=stats,
+        upstream=src.upstream,
+        source_visible=bool(build.recipe.source_visible),
+        gold_integrity=meta.clean.integrity.verdict if meta.clean.integrity else None,
+        reference_digest=meta.reference_digest,
+    )
+
+
+def _checked_by_reference(
+    meta: _Meta,
+    filt: FilterStage,
+    key: str,
+    suite: bytes,
+    solution: bytes,
+    settings: PackageSettings,
+    client: docker.DockerClient,
+) -> FilterStage:
+    """`filt` without the tests the reference submission fails through the real grader
+    (dropped as `reference_fails`); PackageError when the reference cannot build or passes none."""
+    tests = TestsJson(branches={key: Branch(tests=filt.kept)})
+    grade = grade_reference(_task_yaml(meta, filt), tests, {key: suite}, solution, settings.harness, client)
+    if grade.error is not None:
+        raise PackageError(f"the reference submission does not build: {grade.error}; not packaged")
+    if not grade.passed:
+        raise PackageError(f"the reference submission passed none of {len(filt.kept)} tests; not packaged")
+    if not grade.failed:
+        return filt
+    log.warning("the reference fails %d of %d kept tests: dropped", len(grade.failed), len(filt.kept))
+    now = datetime.now(UTC)
+    dropped = {k: list(v) for k, v in filt.dropped.items()}
+    for name, status in grade.failed.items():
+        detail = f"the reference submission, built by compile.sh and graded: {status}"
+        dropped.setdefault(name, []).append(DropRecord(id=REFERENCE_FAILS, timestamp=now, detail=detail))
+    kept = [n for n in filt.kept if n not in grade.failed]
+    return filt.model_copy(update={"kept": kept, "dropped": dropped})
 
 
 def _reports(

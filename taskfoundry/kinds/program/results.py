@@ -80,6 +80,8 @@ class GenerateStage(BaseModel):
     slow_timeout: float | None = Field(
         None, description="a slow program's probe time, the explorer's (None: not slow)"
     )
+    seed: int | None = Field(None, description="the generator's seed (secret: the task's reports only)")
+    replay: Path | None = Field(None, description="the replay dummy's table (testgen.replay)")
 
     def outside(self) -> Outside:
         return Outside(dirs=(self.suite / "eval" / "tests",))
@@ -95,6 +97,21 @@ class LintStage(BaseModel):
     )
 
 
+class NoLogicReport(BaseModel):
+    """reports/replay.json: what submissions a worker could write without building anything
+    passed of the suite (the replay table of public probes, the version and help printers)."""
+
+    public_probes: int = Field(0, description="public probes the replay table holds (run on the gold)")
+    public_seeds: list[int] = Field(default_factory=list, description="the public seeds they were drawn with")
+    pass_rate_before: dict[str, float] = Field(
+        default_factory=dict, description="by dummy: share of the generated tests it passed"
+    )
+    replay_pass_rate_before: float | None = None
+    replay_pass_rate: float | None = Field(
+        None, description="share of the kept tests the replay dummy passes (null: not run)"
+    )
+
+
 class FilterStage(BaseModel):
     kept: list[str]
     dropped: dict[str, list[DropRecord]]
@@ -104,3 +121,4 @@ class FilterStage(BaseModel):
     recall: list[str] = Field(default_factory=list, description="tests with a recall assertion")
     recall_in_resolve: bool = False
     mutation: MutationReport | None = None  # set by the mutation stage (None: not analysed)
+    no_logic: NoLogicReport | None = None  # what no-logic submissions passed (None: not run)

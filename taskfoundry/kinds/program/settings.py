@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from taskfoundry.agent.config import ModelConfig, Price
 from taskfoundry.agent.schema import AgentConfig
 from taskfoundry.grading.config import EvalConfig
-from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES
+from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, NO_LOGIC_NAMES
 from taskfoundry.mutation import OPERATORS
+from taskfoundry.pipeline.secret import fresh_seed
 from taskfoundry.pipeline.settings import StageSettings
 
 Strategy = Literal["monolithic", "decomposed", "iterative"]
@@ -84,7 +85,30 @@ class HarvestConfig(BaseModel):
 class ExplorerConfig(BaseModel):
     """Budgets and knobs of the explorer."""
 
-    seed: int = Field(0, description="seed for every random choice: same seed, same branch")
+    seed: int | None = Field(
+        None,
+        description="seed for every random choice: same seed, same branch. None (the default): a "
+        "secret seed drawn for each build, kept with the task's hidden reports (reports/secret.json) "
+        "and reused when the build resumes, so a worker running this public code cannot draw the "
+        "suite's inputs; a number reproduces a build on purpose",
+    )
+    public_seeds: list[int] = Field(
+        default_factory=lambda: [0, 1],
+        description="the seeds an attacker would use (the public defaults): the replay dummy's "
+        "table and the public probes the explorer does not keep are drawn with them",
+    )
+    public_probes: int = Field(
+        5000,
+        ge=0,
+        description="public probes drawn per public seed (drawn, not run: cheap) that the explorer "
+        "does not keep: a lookup table of the gold on them passes none of the suite's tests",
+    )
+    replay_probes: int = Field(
+        1000,
+        ge=0,
+        description="of those, per public seed, how many run on the gold for the replay dummy the "
+        "filter runs (an attacker's table, with its argv-only fallback); 0: no replay dummy",
+    )
     max_probes: int = Field(
         600, description="probes run against the coverage build; more while coverage still grows"
     )
@@ -124,10 +148,21 @@ class ExplorerConfig(BaseModel):
         description="the project's own tests' calls, replayed first (outside max_probes)",
     )
 
+    def seeded(self) -> ExplorerConfig:
+        """This config with a seed: a fresh secret one where none is set (the build flow sets
+        the build's own, kept for its resume)."""
+        return self if self.seed is not None else self.model_copy(update={"seed": fresh_seed()})
+
 
 class FilterConfig(BaseModel):
     gold_runs: int = Field(3, description="runs of the suite against the gold executable")
     dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
+    no_logic: list[str] = Field(
+        default_factory=lambda: list(NO_LOGIC_NAMES),
+        description="dummies built from the gold (testgen.replay): `replay` (a lookup table of "
+        "the gold on public probes, with an argv-only fallback), `version` and `help` (the "
+        "gold's --version and --help output for every call); a test one passes is dropped",
+    )
     parallel: int = Field(
         2, ge=1, description="suite runs (gold and dummies) at once, each in its own container"
     )
@@ -135,6 +170,12 @@ class FilterConfig(BaseModel):
         True,
         description="every run in one pytest session a container (`parallel` containers, each "
         "with a share of the tests); false: one container and one session per run",
+    )
+    grade_reference: bool = Field(
+        True,
+        description="grade the reference submission (solution.tar.gz, built by its compile.sh) "
+        "through the real grader before packaging: tests it fails are dropped (reference_fails), "
+        "and a reference that does not build is no task",
     )
     recall_in_resolve: bool = Field(
         False,
@@ -267,4 +308,10 @@ class MutationSettings(StageSettings):
 
 
 class PackageSettings(StageSettings):
-    """What the package stage reads: where the task goes and how its images are named."""
+    """What the package stage reads: where the task goes and how its images are named, and
+    whether the reference submission is graded first (through `harness`, as `eval` grades)."""
+
+    grade_reference: bool = Field(
+        True, description="grade solution.tar.gz before packaging; drop tests it fails (reference_fails)"
+    )
+    harness: EvalConfig = Field(default_factory=EvalConfig)

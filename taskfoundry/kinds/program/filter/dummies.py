@@ -16,6 +16,8 @@ _SCRIPTS = {
     "usage-err": "cat >&2 <<'TF_USAGE_EOF'\n{usage}TF_USAGE_EOF\nexit 1\n",
 }
 DUMMY_NAMES = tuple(_SCRIPTS)
+# built for each program from the gold's own outputs (testgen.replay), not from a script here
+NO_LOGIC_NAMES = ("replay", "version", "help")
 
 
 def render_dummy(name: str, usage: str) -> bytes:

@@ -29,6 +29,7 @@ class FilterResult(BaseModel):
     dropped: dict[str, list[DropRecord]]
     dummy_pass_rate: float  # share of tests passing at least one dummy, before filtering
     gold_runs: list[dict[str, str]] = Field(default_factory=list)
+    passes: dict[str, int] = Field(default_factory=dict, description="tests each dummy passed, by name")
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,16 @@ def run_filter(
     usage: str,
     config: FilterConfig,
     pre_dropped: dict[str, list[DropRecord]] | None = None,
+    no_logic: dict[str, bytes] | None = None,
 ) -> FilterResult:
-    """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record."""
+    """`tests` are JUnit names; `pre_dropped` carries lint drops into the same record;
+    `no_logic`: more dummies by name, built for this program (testgen.replay: the replay
+    table, the version and help printers)."""
     now = datetime.now(UTC)
     dropped: dict[str, list[DropRecord]] = {k: list(v) for k, v in (pre_dropped or {}).items()}
     programs: list[bytes | None] = [None] * config.gold_runs
-    programs += [render_dummy(dummy, usage) for dummy in config.dummies]
+    dummies = {dummy: render_dummy(dummy, usage) for dummy in config.dummies} | (no_logic or {})
+    programs += list(dummies.values())
     if config.one_session:  # pytest starts once a container, not once a run
         runs = grader.rounds(programs, config.parallel)
     else:  # one container and one session per run
@@ -86,15 +91,18 @@ def run_filter(
         record = _gold_verdict([run.get(name, TestOutcome("error", "not run")) for run in gold], now)
         if record:
             dropped.setdefault(name, []).append(record)
-    for dummy, results in zip(config.dummies, runs[config.gold_runs :], strict=True):
+    passes: dict[str, int] = {}
+    for dummy, results in zip(dummies, runs[config.gold_runs :], strict=True):
+        passes[dummy] = 0
         for name in tests:
             if results.get(name, TestOutcome("error")).status == "passed":
+                passes[dummy] += 1
                 dropped.setdefault(name, []).append(DropRecord(id="dummy_pass", timestamp=now, detail=dummy))
     dummy_hits = sum(any(r.id == "dummy_pass" for r in dropped.get(n, [])) for n in tests)
     kept = [n for n in tests if n not in dropped]
     rate = dummy_hits / len(tests) if tests else 0.0
     summary = [{n: o.status for n, o in run.items()} for run in gold]
-    return FilterResult(kept=kept, dropped=dropped, dummy_pass_rate=rate, gold_runs=summary)
+    return FilterResult(kept=kept, dropped=dropped, dummy_pass_rate=rate, gold_runs=summary, passes=passes)
 
 
 def _gold_verdict(outcomes: list[TestOutcome], now: datetime) -> DropRecord | None:

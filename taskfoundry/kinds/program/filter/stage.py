@@ -11,8 +11,16 @@ import docker
 from taskfoundry.errors import FilterError, SandboxError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.filter.run import Grader, final_check, run_filter
-from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, GenerateStage, LintStage
+from taskfoundry.kinds.program.results import (
+    CleanroomStage,
+    FilterStage,
+    GenerateStage,
+    LintStage,
+    NoLogicReport,
+)
 from taskfoundry.kinds.program.settings import FilterConfig, FilterSettings
+from taskfoundry.kinds.program.testgen.replay import no_logic_dummies
+from taskfoundry.kinds.program.testgen.replay_record import load_replay
 from taskfoundry.models import CoverageReport, DropRecord
 
 log = logging.getLogger(__name__)
@@ -38,7 +46,7 @@ def filter_stage(
     recall = {"recall": sorted(lint.recall), "recall_in_resolve": settings.filter.recall_in_resolve}
     try:
         grader = Grader.load(client, clean.image, gen.suite, _harness(settings.harness, len(gen.tests)))
-        res = run_filter(grader, gen.tests, usage, settings.filter, pre)
+        res = run_filter(grader, gen.tests, usage, settings.filter, pre, no_logic_of(gen, settings.filter))
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
         return FilterStage(
@@ -66,7 +74,31 @@ def filter_stage(
         dropped=res.dropped,
         dummy_pass_rate=res.dummy_pass_rate,
         coverage=CoverageReport.from_lines(covered, total),
+        no_logic=no_logic_report(res.passes, len(gen.tests), len(res.kept), gen),
         **recall,
+    )
+
+
+def no_logic_of(gen: GenerateStage, config: FilterConfig) -> dict[str, bytes]:
+    """The no-logic dummies of this program the config asks for (testgen.replay)."""
+    table = load_replay(gen.replay)
+    if table is None:
+        return {}
+    return {name: code for name, code in no_logic_dummies(table).items() if name in config.no_logic}
+
+
+def no_logic_report(passes: dict[str, int], generated: int, kept: int, gen: GenerateStage) -> NoLogicReport:
+    """What the no-logic submissions passed of the suite before the filter; after it, by
+    construction, none of the kept tests (benchmarks/replay_attack.py measures an attacker's
+    own, larger table on a packaged task)."""
+    table = load_replay(gen.replay)
+    rates = {name: round(n / generated, 4) if generated else 0.0 for name, n in passes.items()}
+    return NoLogicReport(
+        public_probes=table.probes if table else 0,
+        public_seeds=table.seeds if table else [],
+        pass_rate_before=rates,
+        replay_pass_rate_before=rates.get("replay"),
+        replay_pass_rate=0.0 if "replay" in rates and kept else None,
     )
 
 

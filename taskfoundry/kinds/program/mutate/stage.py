@@ -222,7 +222,7 @@ def _explorer_tests(
     if not found:
         return {}, {}
     timeout = call_timeout(gen.slow_timeout)  # a slow program's, as its generated tests give it
-    files, probes = g.guided_tests(found, build.program, settings.explorer.seed, timeout)
+    files, probes = g.guided_tests(found, build.program, settings.explorer.seed or 0, timeout)
     return files, {name: {f: sorted(ls) for f, ls in k.covered.items()} for name, k in probes.items()}
 
 
@@ -294,7 +294,8 @@ def guided_explorer(settings: MutationSettings, deadline: float) -> ExplorerConf
     """The guided step's exploration: the next seed, `guided_probes` at most, no coverage target,
     and no longer than what is left of the stage's deadline: on its own budget (the explorer's
     900 s) it could run a stage of 600 s 900 s past its deadline, and a source past its limit."""
-    explorer, cfg = settings.explorer, settings.mutation
+    explorer, cfg = settings.explorer.seeded(), settings.mutation
+    assert explorer.seed is not None
     left = max(deadline - time.monotonic(), 0.0)
     update = {"seed": explorer.seed + 1, "max_probes": cfg.guided_probes, "coverage_target": 2.0}
     return explorer.model_copy(update={**update, "max_seconds": min(explorer.max_seconds, left)})

@@ -38,7 +38,9 @@ from taskfoundry.kinds.program.testgen.probes import (
     install_runner,
     run_probes,
 )
+from taskfoundry.kinds.program.testgen.replay import HELP_ARGS, VERSION_ARGS, first_distinct, probe_key
 from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage, with_options
+from taskfoundry.pipeline.secret import fresh_seed
 from taskfoundry.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,7 @@ class Exploration:
     exhausted: str | None = None
     seconds: float = 0.0
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
+    public_like: int = 0  # probes not kept because a worker can draw them (testgen.replay)
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
     spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
     origins: dict[str, OriginCount] = field(default_factory=dict)  # by family (probes.family)
@@ -125,7 +128,8 @@ class Explorer:
         self.config = config
         self.job = job
         self.gold = gold
-        self.rng = random.Random(config.seed)
+        self._seed = config.seed if config.seed is not None else fresh_seed()
+        self.rng = random.Random(self._seed)
         self.state = Exploration()
         self._seen: set[str] = set()
         self._features: set[str] = set()
@@ -133,6 +137,8 @@ class Explorer:
         self._corpus = Corpus()
         self._harvested: Sequence[Probe] = ()
         self._free_runs = 0  # harvested probes run: outside the probe budget
+        self._public: set[str] = set()  # replay keys of the public probes: never kept
+        self._printed: dict[tuple[str, ...], str] = {}  # --version, --help -> the gold's outcome
 
     def run(
         self,
@@ -150,14 +156,11 @@ class Explorer:
         start = time.monotonic()
         install_runner(sandbox)
         self.state.usage = dict(usage)
-        corpus = build_corpus(repo, names, self.config.seed, list(self.state.usage.values()))
+        data = runtime_data(sandbox)
+        usages, corpus = self.prepare(data, repo, names, usage)
         self._corpus = corpus
-        data = runtime_inputs.installed_data(sandbox)
-        corpus.data_names = runtime_inputs.data_names(data)
-        corpus.data_files = runtime_inputs.data_inputs(sandbox, data)
-        corpus.data_dirs = runtime_inputs.data_dirs(data)
-        usages = {cmd: parse_usage(text) for cmd, text in self.state.usage.items()}
-        usages[""] = with_options(usages.get("", Usage()), man_options(repo))
+        public = public_probes(self.config, data, repo, names, usage, self.config.public_probes)
+        self._public = {probe_key(p) for p in public}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
             for batch in self._batches(self._candidates(usages, corpus)):
@@ -177,6 +180,17 @@ class Explorer:
         _gold_answers_all_alike(self.state.kept, len(explored), log_path)
         self.state.seconds = time.monotonic() - start
         return self.state
+
+    def prepare(
+        self, data: RuntimeData, repo: Path, names: set[str], usage: dict[str, str], samples: bool = True
+    ) -> tuple[dict[str, Usage], Corpus]:
+        """The parsed usage by command and the corpus of inputs (`samples` false: none of the
+        repository's sample files, only what the cleanroom shows)."""
+        corpus = build_corpus(repo, names, self._seed, list(usage.values()), samples=samples)
+        corpus.data_names, corpus.data_files, corpus.data_dirs = data.names, data.files, data.dirs
+        usages = {cmd: parse_usage(text) for cmd, text in usage.items()}
+        usages[""] = with_options(usages.get("", Usage()), man_options(repo))
+        return usages, corpus
 
     def _first_batch(
         self, sandbox: Sandbox, batch: list[Probe], plog: TextIO, log_path: Path
@@ -310,6 +324,12 @@ class Explorer:
             feature = _feature(probe, out)
             if not out.writable:
                 continue
+            if self._printer_like(probe, out):
+                self.state.dummy_like += 1  # the version or help printer passes its test
+                continue
+            if probe.origin != HARVESTED and probe_key(probe) in self._public:
+                self.state.public_like += 1  # a lookup table of the gold would pass its test
+                continue
             seen = feature in self._features or self._features_full()
             if new == 0 and seen and not self._every_call(probe):
                 if not runtime_trace(out) and not dummy_passing(probe, out, self.state.usage.get("", "")):
@@ -328,6 +348,15 @@ class Explorer:
                 self._corpus.add_output(probe, out)
             self._features.add(feature)
             self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _printer_like(self, probe: Probe, out: Outcome) -> bool:
+        """Whether the gold's `--version` or `--help` outcome is this one: a program that prints
+        it for every call passes the test (the filter's `version` and `help` dummies). The
+        first such call records it (the fixed probes run first)."""
+        if probe.args in (VERSION_ARGS, HELP_ARGS) and not probe.stdin and not probe.files:
+            self._printed.setdefault(probe.args, repr(out.signature))
+            return True
+        return repr(out.signature) in self._printed.values()
 
     def _every_call(self, probe: Probe) -> bool:
         """The project's own tests as a suite (`harvest.only`): each of their calls is a test."""
@@ -478,6 +507,44 @@ class Explorer:
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
         return Probe(argv, files=corpus.input_files(argv), origin=origin)
+
+
+@dataclass(frozen=True)
+class RuntimeData:
+    """The data files the program's install put under share/, as the corpus takes them."""
+
+    names: list[str]
+    files: dict[str, str | bytes]
+    dirs: list[str]
+
+
+def runtime_data(sandbox: Sandbox) -> RuntimeData:
+    paths = runtime_inputs.installed_data(sandbox)
+    return RuntimeData(
+        runtime_inputs.data_names(paths),
+        runtime_inputs.data_inputs(sandbox, paths),
+        runtime_inputs.data_dirs(paths),
+    )
+
+
+def public_probes(
+    config: ExplorerConfig,
+    data: RuntimeData,
+    repo: Path,
+    names: set[str],
+    usage: dict[str, str],
+    limit: int,
+) -> list[Probe]:
+    """The probes an attacker draws with this code, the docs and each public seed: the first
+    `limit` distinct candidates of each, without the repository's sample files (not in the
+    cleanroom) and without the project's own tests' calls."""
+    seen: set[str] = set()
+    probes: list[Probe] = []
+    for seed in config.public_seeds:
+        attacker = Explorer(config.model_copy(update={"seed": seed}), RunnerJob(executable=""), "")
+        usages, corpus = attacker.prepare(data, repo, names, usage, samples=False)
+        probes += first_distinct(attacker._candidates(usages, corpus), limit, seen)
+    return probes
 
 
 def in_place(probe: Probe, shown: dict[str, str]) -> Probe:

@@ -12,6 +12,7 @@ from taskfoundry.kinds.program.testgen.probes import RunnerJob, family
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, write_spare
 from taskfoundry.kinds.program.testgen.writer import call_timeout, render_tests
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
+from taskfoundry.pipeline.secret import seed_tag
 
 
 def program_names(ctx: GenerationContext) -> set[str]:
@@ -25,7 +26,8 @@ def program_names(ctx: GenerationContext) -> set[str]:
 
 class ExplorerGenerator:
     def generate(self, ctx: GenerationContext) -> GeneratedBranch:
-        cfg = ctx.config.explorer
+        cfg = ctx.config.explorer.seeded()
+        assert cfg.seed is not None
         job = RunnerJob(
             executable=COVERAGE,
             coverage=ctx.recipe.coverage,
@@ -54,7 +56,7 @@ class ExplorerGenerator:
             w.junit_name: {f: sorted(ls) for f, ls in state.kept[w.kept].covered.items()} for w in written
         }
         return GeneratedBranch(
-            name=f"explorer-seed{cfg.seed}",
+            name=f"explorer-{seed_tag(cfg.seed)}",
             files=files,
             tests=[w.junit_name for w in written],
             covered=state.covered,
@@ -65,5 +67,6 @@ class ExplorerGenerator:
             seconds=state.seconds,
             slow_timeout=state.slow_timeout,
             origins=state.origins,
+            seed=cfg.seed,
             test_origins={w.junit_name: family(state.kept[w.kept].probe.origin) for w in written},
         )

@@ -141,9 +141,13 @@ class Corpus:
         return tuple(found.items())
 
 
-def sample_files(repo: Path, limit: int = 12, max_bytes: int = 16_384) -> dict[str, str]:
-    """Small text files of the sample and test directories, then the top directory's documents."""
-    dirs = [sorted((repo / sub).rglob("*")) for sub in _SAMPLE_DIRS if (repo / sub).is_dir()]
+def sample_files(
+    repo: Path, limit: int = 12, max_bytes: int = 16_384, samples: bool = True
+) -> dict[str, str]:
+    """Small text files of the sample and test directories, then the top directory's documents
+    (`samples` false: the documents alone, which the cleanroom ships too)."""
+    subs = _SAMPLE_DIRS if samples else ()
+    dirs = [sorted((repo / sub).rglob("*")) for sub in subs if (repo / sub).is_dir()]
     docs = sorted({p for pattern in _TOP_DOCS for p in repo.glob(pattern)})
     found: dict[str, str] = {}
     for path in [p for paths in dirs for p in paths] + docs:
@@ -167,12 +171,16 @@ def readme_examples(
     return doc_examples(texts + shown + list(usage or []), names)
 
 
-def build_corpus(repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None) -> Corpus:
+def build_corpus(
+    repo: Path, names: set[str], seed: int = 0, usage: list[str] | None = None, samples: bool = True
+) -> Corpus:
+    """The explorer's inputs; `samples` false: only what the cleanroom shows a worker (no
+    sample or test files of the repository), as an attacker would have them."""
     # hypothesis is imported here, not at the top: the config (and so every command) reaches this module
     from taskfoundry.kinds.program.testgen.strategies import BYTES, DOCUMENTS, NUMBERS, TEXT, draw, table_text
 
     pages = [page.read_text(errors="replace") for page in manpage.man_pages(repo)]
-    corpus = Corpus(sample_files(repo), readme_examples(repo, names, usage, pages))
+    corpus = Corpus(sample_files(repo, samples=samples), readme_examples(repo, names, usage, pages))
     corpus.shown = documented_files(repo)
     for suffix in named_formats(names, usage or [], {Path(n).suffix for n in corpus.files}):
         docs = draw(DOCUMENTS[suffix], FORMAT_SAMPLES, seed)

@@ -16,6 +16,7 @@ from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
 from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
 from taskfoundry.kinds.program.testgen.harvest import harvest
+from taskfoundry.kinds.program.testgen.replay_record import record_replay
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.models import CoverageReport
@@ -24,6 +25,7 @@ from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import Sandbox
 from taskfoundry.sandbox.docker import DockerSandbox
 
+REPLAY_SUFFIX = ".replay.json"  # the replay dummy's table, beside its branch's suite
 PROGRAM_JSON = "program.json"  # in eval/tests: assets/grading/tfrun.py reads it
 
 
@@ -48,6 +50,8 @@ def generate_stage(
     with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
         ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir)
         branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested)))
+        # beside the suite, not in the generate directory the task's reports copy (megabytes)
+        replay = record_replay(ctx, settings.generator.explorer, names.suite_dir(branch.name + REPLAY_SUFFIX))
     suite = names.suite_dir(branch.name)
     write_suite(suite, branch.files, clean.argv0)
     return GenerateStage(
@@ -64,6 +68,8 @@ def generate_stage(
         origins=branch.origins,
         test_origins=branch.test_origins,
         slow_timeout=branch.slow_timeout,
+        seed=branch.seed,
+        replay=replay,
     )
 
 
