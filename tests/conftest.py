@@ -38,6 +38,7 @@ EXAMPLE_MODULES = [
     "test_e2e",
     "test_eval_docker",
     "test_eval_gold_docker",
+    "test_replay_attack_docker",
     "test_leak_real_images",
 ]
 SHARED_GROUPS = {

@@ -15,6 +15,7 @@ from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.filter.dummies import DUMMY_NAMES, render_dummy
 from taskfoundry.kinds.program.filter.run import Grader
 from taskfoundry.models import TestsJson, branch_key
+from taskfoundry.pipeline.secret import seed_tag
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -41,7 +42,10 @@ def test_task_directory_is_complete(csvq_task: Path) -> None:
     assert task["language"] == "c" and task["images"]["task_cleanroom"].endswith(":task_cleanroom")
     tests = TestsJson.model_validate_json((csvq_task / "tests.json").read_text())
     (key,) = tests.branches
-    assert key == branch_key("explorer-seed0")
+    # the branch is named by the build's secret seed, which only the hidden reports hold
+    seed = json.loads((csvq_task / "reports" / "secret.json").read_text())["explorer_seed"]
+    assert key == branch_key(f"explorer-{seed_tag(seed)}") != branch_key("explorer-seed0")
+    assert str(seed) not in (csvq_task / "task.yaml").read_text()
     assert len(tests.branches[key].tests) >= 20
     assert (csvq_task / "build.sh").read_text().startswith("#!/bin/sh")
     for report in ("coverage.json", "leak.json", "filter.json", "lint.json"):

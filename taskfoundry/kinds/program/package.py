@@ -16,7 +16,7 @@ from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
-from taskfoundry.kinds.program.reference import REFERENCE_FAILS, grade_reference
+from taskfoundry.kinds.program.reference import REFERENCE_FAILS, ReferenceGrade, grade_reference
 from taskfoundry.kinds.program.results import (
     CleanroomStage,
     FilterStage,
@@ -73,8 +73,9 @@ def package_stage(
     key = branch_key(gen.branch)
     suite = suite_tarball(gen.suite)
     meta = _Meta(src, build, clean, gen, stage_seconds, images, submission_digest(solution))
+    reference = None
     if settings.grade_reference:
-        filt = _checked_by_reference(meta, filt, key, suite, solution, settings, client)
+        filt, reference = _checked_by_reference(meta, filt, key, suite, solution, settings, client)
     task = _task_yaml(meta, filt)
     ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
     branch = Branch(
@@ -94,6 +95,8 @@ def package_stage(
         _reports(tmp / "reports", build, gen, lint, filt, clean)
         if filt.no_logic is not None:
             save_json(tmp / "reports" / "replay.json", filt.no_logic)
+        if reference is not None:
+            atomic.write_json(tmp / "reports" / "reference.json", reference.report())
         if gen.seed is not None:  # hidden with the reports: never in the cleanroom or task.yaml
             atomic.write_json(tmp / "reports" / "secret.json", {"explorer_seed": gen.seed})
         logs = names.generate_dir
@@ -164,18 +167,25 @@ def _checked_by_reference(
     solution: bytes,
     settings: PackageSettings,
     client: docker.DockerClient,
-) -> FilterStage:
+) -> tuple[FilterStage, ReferenceGrade]:
     """`filt` without the tests the reference submission fails through the real grader
-    (dropped as `reference_fails`); PackageError when the reference cannot build or passes none."""
+    (dropped as `reference_fails`), and the grade; PackageError when the reference cannot
+    build or passes none."""
     tests = TestsJson(branches={key: Branch(tests=filt.kept)})
     grade = grade_reference(_task_yaml(meta, filt), tests, {key: suite}, solution, settings.harness, client)
     if grade.error is not None:
         raise PackageError(f"the reference submission does not build: {grade.error}; not packaged")
     if not grade.passed:
         raise PackageError(f"the reference submission passed none of {len(filt.kept)} tests; not packaged")
+    if grade.failed:
+        log.warning("the reference fails %d of %d kept tests: dropped", len(grade.failed), len(filt.kept))
+    return without_reference_failures(filt, grade), grade
+
+
+def without_reference_failures(filt: FilterStage, grade: ReferenceGrade) -> FilterStage:
+    """`filt` with the tests the reference failed moved to dropped, reason `reference_fails`."""
     if not grade.failed:
         return filt
-    log.warning("the reference fails %d of %d kept tests: dropped", len(grade.failed), len(filt.kept))
     now = datetime.now(UTC)
     dropped = {k: list(v) for k, v in filt.dropped.items()}
     for name, status in grade.failed.items():
@@ -231,6 +241,7 @@ def _reports(
             "generated": gen.generated,
             "probes_run": gen.probes_run,
             "exhausted": gen.exhausted,
+            "not_kept": gen.not_kept,
             "seconds": gen.explorer_seconds,
             "harvest": gen.harvest.model_dump(mode="json") if gen.harvest else None,
             "origins": {k: v.model_dump() for k, v in origin_table(gen, filt).items()},

@@ -28,6 +28,10 @@ class ReferenceGrade:
     failed: dict[str, str]  # test -> its status, for the tests the reference did not pass
     passed: int
 
+    def report(self) -> dict[str, object]:
+        """reports/reference.json: the reference's grade before packaging."""
+        return {"error": self.error, "passed": self.passed, "failed": self.failed}
+
 
 def grade_reference(
     task: TaskYaml,

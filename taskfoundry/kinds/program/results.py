@@ -81,6 +81,10 @@ class GenerateStage(BaseModel):
         None, description="a slow program's probe time, the explorer's (None: not slow)"
     )
     seed: int | None = Field(None, description="the generator's seed (secret: the task's reports only)")
+    not_kept: dict[str, int] = Field(
+        default_factory=dict,
+        description="probes not kept, by why: public_like (a worker can draw it), dummy_like, traces",
+    )
     replay: Path | None = Field(None, description="the replay dummy's table (testgen.replay)")
 
     def outside(self) -> Outside:

@@ -109,6 +109,13 @@ class ExplorerConfig(BaseModel):
         description="of those, per public seed, how many run on the gold for the replay dummy the "
         "filter runs (an attacker's table, with its argv-only fallback); 0: no replay dummy",
     )
+    max_input_independent: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="share of the suite that tests whose outcome does not depend on their data (the "
+        "gold answers the same argv with other stdin and files alike) may take at most; 1: no cap",
+    )
     max_probes: int = Field(
         600, description="probes run against the coverage build; more while coverage still grows"
     )

@@ -49,6 +49,7 @@ class GeneratedBranch:
     slow_timeout: float | None = None  # the probe time a slow program was explored with
     origins: dict[str, OriginCount] = field(default_factory=dict)
     test_origins: dict[str, str] = field(default_factory=dict)  # JUnit name -> its probe's origin
+    not_kept: dict[str, int] = field(default_factory=dict)  # probes not kept, by why (public_like, ...)
     seed: int | None = None  # the seed its random choices were drawn with (secret: reports only)
 
 

@@ -83,6 +83,7 @@ class Exploration:
     seconds: float = 0.0
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
     public_like: int = 0  # probes not kept because a worker can draw them (testgen.replay)
+    input_independent: int = 0  # kept tests the gold answers alike whatever their data
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
     spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
     origins: dict[str, OriginCount] = field(default_factory=dict)  # by family (probes.family)
@@ -175,6 +176,7 @@ class Explorer:
         self._top_up()
         explored = {repr(k.outcome.signature) for k in self.state.kept}
         self._verify_on_gold(sandbox)
+        self._cap_input_independent(sandbox)
         if not self.state.kept:
             raise GenerationError("no probe gave a reproducible result to test", log_path)
         _gold_answers_all_alike(self.state.kept, len(explored), log_path)
@@ -382,9 +384,7 @@ class Explorer:
     def _verify_on_gold(self, sandbox: Sandbox) -> None:
         """Expected values come from the gold executable, run twice; unstable probes go."""
         probes = [k.probe for k in self.state.kept]
-        gold = RunnerJob(
-            executable=self.gold, timeout=self.job.timeout, parallel=self.job.parallel, argv0=self.job.argv0
-        )
+        gold = self._gold_job()
         first = run_probes(sandbox, gold, probes)
         second = run_probes(sandbox, gold, probes)
         kept = []
@@ -399,6 +399,36 @@ class Explorer:
                 log.info("skipping non-reproducible probe %s", item.probe.args)
         self.state.kept = kept
         self._slow_by_the_gold(slowest)
+
+    def _cap_input_independent(self, sandbox: Sandbox) -> None:
+        """Tests whose outcome does not depend on their data (the gold answers the same argv
+        with other stdin and files alike: a usage error whatever the file holds) are what a
+        table keyed by argv alone passes. Each kept test with data runs once more on the gold
+        with other data drawn from the seed; those that answer alike are kept up to
+        `max_input_independent` of the suite, the ones that reached most lines first."""
+        cfg = self.config
+        kept = self.state.kept
+        with_data = [i for i, k in enumerate(kept) if has_data(k.probe)]
+        if not with_data or cfg.max_input_independent >= 1:
+            return
+        gold = self._gold_job()
+        probes = [other_data(kept[i].probe, self._corpus.texts, self.rng) for i in with_data]
+        outs = run_probes(sandbox, gold, probes)
+        alike = [
+            i
+            for i, probe, out in zip(with_data, probes, outs, strict=True)
+            if probe.key != kept[i].probe.key and out.signature == kept[i].outcome.signature
+        ]
+        room = int(cfg.max_input_independent * len(kept))
+        over = set(sorted(alike, key=lambda i: -kept[i].new_lines)[room:])
+        self.state.input_independent = len(alike)
+        self.state.kept = [k for i, k in enumerate(kept) if i not in over]
+        if over:
+            log.info("%d tests answer alike whatever their data; %d over the cap go", len(alike), len(over))
+
+    def _gold_job(self) -> RunnerJob:
+        job = self.job
+        return RunnerJob(executable=self.gold, timeout=job.timeout, parallel=job.parallel, argv0=job.argv0)
 
     def _slow_by_the_gold(self, slowest: float) -> None:
         """A program whose gold takes more than 1/HEADROOM of a test's call time on a kept test
@@ -423,6 +453,7 @@ class Explorer:
         )
         yield from self._harvested
         yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
+        yield from (self._dual(p, corpus) for ex in corpus.examples for p in _example_probes(ex, corpus))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
         yield from self._with_shown_files(commands, corpus)
@@ -504,6 +535,12 @@ class Explorer:
         # a third of them with the files the docs show in place (the rng is not drawn without them)
         return in_place(probe, corpus.shown) if corpus.shown and rng.random() < 1 / 3 else probe
 
+    def _dual(self, probe: Probe, corpus: Corpus) -> Probe:
+        """A documented call asked again with data a worker cannot know (MirrorCode's dual
+        cases): its stdin and the files its argv names hold the secret seed's drawn texts, so
+        knowing the call is not knowing the answer. The documented call itself is public."""
+        return dataclasses.replace(other_data(probe, corpus.texts, self.rng), origin="dual")
+
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
         return Probe(argv, files=corpus.input_files(argv), origin=origin)
@@ -545,6 +582,22 @@ def public_probes(
         usages, corpus = attacker.prepare(data, repo, names, usage, samples=False)
         probes += first_distinct(attacker._candidates(usages, corpus), limit, seen)
     return probes
+
+
+def other_data(probe: Probe, texts: list[str], rng: random.Random) -> Probe:
+    """`probe` with its text stdin and the text files its argv names drawn from `texts`."""
+    if not texts:
+        return probe
+    named = set(probe.args)
+    files = tuple((n, rng.choice(texts) if n in named and isinstance(c, str) else c) for n, c in probe.files)
+    stdin = rng.choice(texts) if isinstance(probe.stdin, str) and probe.stdin else probe.stdin
+    return dataclasses.replace(probe, stdin=stdin, files=files)
+
+
+def has_data(probe: Probe) -> bool:
+    """Whether the call reads data besides its argv: stdin, or a file its argv names."""
+    named = set(probe.args)
+    return bool(probe.stdin) or any(n in named for n, _ in probe.files)
 
 
 def in_place(probe: Probe, shown: dict[str, str]) -> Probe:

@@ -68,5 +68,11 @@ class ExplorerGenerator:
             slow_timeout=state.slow_timeout,
             origins=state.origins,
             seed=cfg.seed,
+            not_kept={
+                "public_like": state.public_like,
+                "dummy_like": state.dummy_like,
+                "traces": state.traces,
+                "input_independent": state.input_independent,
+            },
             test_origins={w.junit_name: family(state.kept[w.kept].probe.origin) for w in written},
         )

@@ -27,6 +27,7 @@ FAMILIES = {
     "stdin": "usage",
     "bytes": "usage",
     "docs": "docs",
+    "dual": "docs",
     "data": "runtime_data",
     "hypothesis": "random",
     "random": "random",

@@ -69,6 +69,7 @@ def generate_stage(
         test_origins=branch.test_origins,
         slow_timeout=branch.slow_timeout,
         seed=branch.seed,
+        not_kept=branch.not_kept,
         replay=replay,
     )
 

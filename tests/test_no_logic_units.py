@@ -1,0 +1,123 @@
+"""The no-logic defences without Docker (issue 55): the replay dummy run as a real program, the
+build's secret seed, and the explorer leaving out what a worker could draw (each with its
+defence off too)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from taskfoundry.kinds.program.settings import ExplorerConfig
+from taskfoundry.kinds.program.testgen.explorer import Explorer, has_data, other_data
+from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
+from taskfoundry.kinds.program.testgen.replay import no_logic_dummies, probe_key, render_replay, replay_table
+from taskfoundry.pipeline.secret import build_seed, seed_tag
+
+
+def _out(stdout: str, code: int = 0, stderr: str = "", files: dict[str, str | None] | None = None) -> Outcome:
+    return Outcome(code, stdout, stderr, False, False, files or {}, covered={"m.c": {1, 2}})
+
+
+PROBES = [
+    Probe(("--version",)),
+    Probe(("--help",)),
+    Probe(("-n", "data.csv"), files=(("data.csv", "a,b\n1,2\n"),)),
+    Probe(("-n", "data.csv"), files=(("data.csv", "a,b\n3,4\n"),)),
+    Probe(("-n", "data.csv"), files=(("data.csv", "x\n"),)),
+    Probe(("sum",), stdin="1 2\n"),
+]
+OUTCOMES = [
+    _out("tool 1.0\n"),
+    _out("usage: tool [-n] FILE\n"),
+    _out("2 rows\n"),
+    _out("2 rows\n"),
+    _out("", 2, "bad file\n"),
+    _out("3\n", files={"out.txt": "3\n"}),
+]
+
+
+def _call(program: bytes, tmp: Path, args: list[str], stdin: str = "", files: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    script = tmp / "executable"
+    script.write_bytes(program)
+    work = tmp / "cwd"
+    work.mkdir(exist_ok=True)
+    for name, text in (files or {}).items():
+        (work / name).write_text(text)
+    return subprocess.run(
+        [sys.executable, str(script), *args], input=stdin.encode(), cwd=work, capture_output=True, timeout=30
+    )
+
+
+def test_the_replay_dummy_replays_exact_calls_then_the_commonest_for_the_argv(tmp_path: Path) -> None:
+    table = replay_table(PROBES, OUTCOMES, [0, 1])
+    program = render_replay(table)
+    exact = _call(program, tmp_path, ["-n", "data.csv"], files={"data.csv": "x\n"})
+    assert (exact.returncode, exact.stdout, exact.stderr) == (2, b"", b"bad file\n")
+    fallback = _call(program, tmp_path, ["-n", "data.csv"], files={"data.csv": "unseen\n"})
+    assert (fallback.returncode, fallback.stdout) == (0, b"2 rows\n")  # two of three said so
+    wrote = _call(program, tmp_path, ["sum"], stdin="1 2\n")
+    assert wrote.stdout == b"3\n" and (tmp_path / "cwd" / "out.txt").read_text() == "3\n"
+    unknown = _call(program, tmp_path, ["other"])
+    assert (unknown.returncode, unknown.stdout, unknown.stderr) == (0, b"", b"")
+    exact_only = render_replay(table.model_copy(update={"argv": {}}))
+    missed = _call(exact_only, tmp_path, ["-n", "data.csv"], files={"data.csv": "unseen\n"})
+    assert missed.stdout == b""
+
+
+def test_the_version_and_help_printers_answer_every_call_alike(tmp_path: Path) -> None:
+    dummies = no_logic_dummies(replay_table(PROBES, OUTCOMES, [0, 1]))
+    assert set(dummies) == {"replay", "version", "help"}
+    for args in (["--version"], ["-n", "x.csv", "--version"], []):
+        assert _call(dummies["version"], tmp_path, args).stdout == b"tool 1.0\n"
+    assert _call(dummies["help"], tmp_path, ["sum"]).stdout == b"usage: tool [-n] FILE\n"
+
+
+def test_a_build_keeps_its_secret_seed_and_each_build_draws_its_own(tmp_path: Path) -> None:
+    first = build_seed(tmp_path, "o__r.1234567")
+    assert build_seed(tmp_path, "o__r.1234567") == first  # a resumed build: the same seed
+    assert build_seed(tmp_path, "o__r.7654321") != first
+    assert build_seed(tmp_path / "other", "o__r.1234567") != first  # another build of it
+    assert str(first) not in seed_tag(first) and len(seed_tag(first)) == 12
+    saved = json.loads((tmp_path / "secrets" / "o__r.1234567.json").read_text())
+    assert saved == {"seed": first}
+
+
+def test_an_explorer_without_a_seed_draws_a_secret_one() -> None:
+    seeded = ExplorerConfig().seeded()
+    assert seeded.seed is not None and seeded.seed != ExplorerConfig().seeded().seed
+    assert ExplorerConfig(seed=5).seeded().seed == 5
+
+
+def _explorer(public: list[Probe]) -> Explorer:
+    explorer = Explorer(ExplorerConfig(seed=3), RunnerJob(executable="/bin/true"), "/bin/true")
+    explorer._public = {probe_key(p) for p in public}
+    return explorer
+
+
+def test_the_explorer_keeps_no_probe_a_worker_can_draw() -> None:
+    probe, out = PROBES[2], OUTCOMES[2]
+    defended = _explorer([probe])
+    defended._absorb([probe], [out])
+    assert defended.state.kept == [] and defended.state.public_like == 1
+    assert defended.state.covered == {}  # its lines stay open for a probe with secret data
+    undefended = _explorer([])
+    undefended._absorb([probe], [out])
+    assert [k.probe for k in undefended.state.kept] == [probe]
+
+
+def test_the_explorer_keeps_no_probe_that_prints_the_version_or_help() -> None:
+    explorer = _explorer([])
+    echo = Probe(("-x", "--version"))
+    explorer._absorb([PROBES[0], echo], [OUTCOMES[0], _out("tool 1.0\n")])
+    assert explorer.state.kept == [] and explorer.state.dummy_like == 2
+
+
+def test_other_data_changes_only_the_data_a_call_reads() -> None:
+    probe = Probe(("-n", "data.csv"), stdin="s\n", files=(("data.csv", "a\n"), ("shown.cfg", "k=v\n")))
+    other = other_data(probe, ["zz\n"], random.Random(1))
+    assert other.args == probe.args and other.stdin == "zz\n"
+    assert dict(other.files) == {"data.csv": "zz\n", "shown.cfg": "k=v\n"}
+    assert has_data(probe) and not has_data(Probe(("--bogus",), files=(("shown.cfg", "k=v\n"),)))
