@@ -17,7 +17,16 @@ from taskfoundry.errors import ConfigError
 SCHEMA_VERSION = 1
 M = TypeVar("M", bound=BaseModel)
 
-DropReason = Literal["gold_fail", "gold_flaky", "slow_or_hang", "dummy_pass", "lint_high", "recall", "pinned"]
+DropReason = Literal[
+    "gold_fail",
+    "gold_flaky",
+    "slow_or_hang",
+    "dummy_pass",
+    "lint_high",
+    "recall",
+    "pinned",
+    "reference_fails",
+]
 
 
 def branch_key(name: str) -> str:

@@ -72,6 +72,19 @@ def test_task_table_has_every_figure_an_author_reads(tmp_path: Path) -> None:
     text = markdown_report(task, task_dir)
     assert "**7 kept**" in text and "leak scan: clean" in text and "| filter | 9.5 s |" in text
     assert table["gold"] == "not checked" and "- gold: not checked" in text
+    assert table["replay pass rate"] == "not measured"  # a task built before issue 55
+    measured = task.model_copy(
+        update={
+            "stats": task.stats.model_copy(update={"replay_pass_rate": 0.0, "replay_pass_rate_before": 0.08})
+        }
+    )
+    said = "0.0% of kept tests (8.0% before filtering)"
+    assert {r["metric"]: r["value"] for r in task_table(measured, read_facts(task_dir))}[
+        "replay pass rate"
+    ] == said
+    assert f"replay pass rate (the gold's outputs on public probes, replayed): {said}" in markdown_report(
+        measured, task_dir
+    )
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,9 @@ class TaskRecord(BaseModel):
     branches: int = Field(description="branches of the hidden suite that count")
     line_rate: float = Field(description="first-party line coverage of the kept tests")
     mutation_score: float | None = Field(None, description="killed / mutants, where measured")
+    replay_pass_rate: float | None = Field(
+        None, description="share of the tests a lookup table of the gold on public probes passes"
+    )
     gold_integrity: GoldIntegrity | None = Field(
         None,
         description="sealed, instrumentable or source_visible (reports/integrity.json); null: not checked",
@@ -124,6 +127,7 @@ def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskReco
             branches=len(spec.branches),
             line_rate=task.stats.line_rate,
             mutation_score=stats.get("mutation_score"),
+            replay_pass_rate=stats.get("replay_pass_rate"),
             gold_integrity=task.gold_integrity,
             stats=task.stats,
             path=str(task_dir.resolve()),

@@ -96,6 +96,7 @@ def task_table(
         ("dropped", _counts(s.dropped)),
         ("line coverage", f"{s.line_rate:.1%}"),
         ("dummy pass rate", f"{s.dummy_pass_rate:.1%}"),
+        ("replay pass rate", replay_text(s)),
         ("recall tests", recall_text(s)),
         ("mutation score", facts.mutation),
         ("lint findings", _counts(facts.lint)),
@@ -121,6 +122,16 @@ GOLD_TEXT = {
 }
 
 
+def replay_text(s: TaskStats) -> str:
+    """What a lookup table of the gold on public probes passes (reports/replay.json)."""
+    if s.replay_pass_rate is None:
+        return "not measured"
+    before = (
+        "" if s.replay_pass_rate_before is None else f" ({s.replay_pass_rate_before:.1%} before filtering)"
+    )
+    return f"{s.replay_pass_rate:.1%} of kept tests{before}"
+
+
 def gold_verdict(task: TaskYaml) -> str | None:
     """reports/integrity.json's verdict; a source-visible task built before it is one by design."""
     return task.gold_integrity or ("source_visible" if task.source_visible else None)
@@ -144,6 +155,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- line coverage of kept tests: {s.line_rate:.1%} "
         f"({s.lines_covered}/{s.lines_total} first-party lines)\n"
         f"- dummy pass rate before filtering: {s.dummy_pass_rate:.1%}\n"
+        f"- replay pass rate (the gold's outputs on public probes, replayed): {replay_text(s)}\n"
         f"- recall tests: {recall_text(s)}\n"
         f"- mutation score of kept tests: {facts.mutation}\n"
         f"- lint findings: {_counts(facts.lint)}; triage: {_counts(facts.triage)}\n"
