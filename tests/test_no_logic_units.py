@@ -121,3 +121,20 @@ def test_other_data_changes_only_the_data_a_call_reads() -> None:
     assert other.args == probe.args and other.stdin == "zz\n"
     assert dict(other.files) == {"data.csv": "zz\n", "shown.cfg": "k=v\n"}
     assert has_data(probe) and not has_data(Probe(("--bogus",), files=(("shown.cfg", "k=v\n"),)))
+
+
+def test_a_public_probe_that_reaches_new_lines_is_asked_again_with_secret_data() -> None:
+    from taskfoundry.kinds.program.testgen.explorer import other_numbers
+
+    probe = Probe(("-w", "80", "sqrt(16)", "in.txt"), files=(("in.txt", "1 2\n"),))
+    renumbered = other_numbers(probe, random.Random(7))
+    assert renumbered.args[0] == "-w" and renumbered.args[3] == "in.txt"  # options and files stay
+    assert len(renumbered.args[1]) == 2 and renumbered.args[2].startswith("sqrt(") and renumbered != probe
+    defended = _explorer([probe])
+    defended._corpus.texts = ["secret text\n"]
+    defended._absorb([probe], [OUTCOMES[2]])
+    duals = defended._pending
+    assert duals and all(d.origin == "dual" and probe_key(d) != probe_key(probe) for d in duals)
+    assert any(dict(d.files)["in.txt"] == "secret text\n" for d in duals)
+    defended._absorb(duals[:1], [OUTCOMES[2]])  # the dual reaches the lines the public probe did
+    assert [k.probe for k in defended.state.kept] == duals[:1]

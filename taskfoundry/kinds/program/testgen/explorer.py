@@ -139,6 +139,7 @@ class Explorer:
         self._harvested: Sequence[Probe] = ()
         self._free_runs = 0  # harvested probes run: outside the probe budget
         self._public: set[str] = set()  # replay keys of the public probes: never kept
+        self._pending: list[Probe] = []  # duals of public probes that reached new lines
         self._printed: dict[tuple[str, ...], str] = {}  # --version, --help -> the gold's outcome
 
     def run(
@@ -164,7 +165,7 @@ class Explorer:
         self._public = {probe_key(p) for p in public}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
-            for batch in self._batches(self._candidates(usages, corpus)):
+            for batch in self._batches(self._with_duals(self._candidates(usages, corpus))):
                 if self._budget_spent(start):
                     break
                 if self.state.probes_run == 0:
@@ -295,6 +296,13 @@ class Explorer:
         calls = sum(max(k.outcome.seconds, CALL_FLOOR) for k in self.state.kept)
         return 2 * calls / self.job.parallel
 
+    def _with_duals(self, candidates: Iterator[Probe]) -> Iterator[Probe]:
+        """The candidates, each after the duals of the public probes that reached new lines."""
+        for probe in candidates:
+            while self._pending:
+                yield self._pending.pop(0)
+            yield probe
+
     def _batches(self, candidates: Iterator[Probe]) -> Iterator[list[Probe]]:
         batch: list[Probe] = []
         repeats = 0
@@ -331,6 +339,8 @@ class Explorer:
                 continue
             if probe.origin != HARVESTED and probe_key(probe) in self._public:
                 self.state.public_like += 1  # a lookup table of the gold would pass its test
+                if new:  # its lines, reached again with data a worker cannot know
+                    self._pending.extend(self._duals(probe))
                 continue
             seen = feature in self._features or self._features_full()
             if new == 0 and seen and not self._every_call(probe):
@@ -453,7 +463,7 @@ class Explorer:
         )
         yield from self._harvested
         yield from (p for ex in corpus.examples for p in _example_probes(ex, corpus))
-        yield from (self._dual(p, corpus) for ex in corpus.examples for p in _example_probes(ex, corpus))
+        yield from (d for ex in corpus.examples for p in _example_probes(ex, corpus) for d in self._duals(p))
         top = usages.get("", Usage())
         commands: list[tuple[str, ...]] = [(c,) for c in top.commands] or [()]
         yield from self._with_shown_files(commands, corpus)
@@ -535,11 +545,15 @@ class Explorer:
         # a third of them with the files the docs show in place (the rng is not drawn without them)
         return in_place(probe, corpus.shown) if corpus.shown and rng.random() < 1 / 3 else probe
 
-    def _dual(self, probe: Probe, corpus: Corpus) -> Probe:
-        """A documented call asked again with data a worker cannot know (MirrorCode's dual
-        cases): its stdin and the files its argv names hold the secret seed's drawn texts, so
-        knowing the call is not knowing the answer. The documented call itself is public."""
-        return dataclasses.replace(other_data(probe, corpus.texts, self.rng), origin="dual")
+    def _duals(self, probe: Probe) -> list[Probe]:
+        """A predictable call (documented, or one a worker draws with the public seeds) asked
+        again with data a worker cannot know (MirrorCode's dual cases): the numbers in its
+        arguments redrawn, then also its stdin and the files its argv names replaced by the
+        secret seed's drawn texts. Knowing the call is then not knowing the answer."""
+        numbers = other_numbers(probe, self.rng)
+        data = other_data(numbers, self._corpus.texts, self.rng)
+        found = {p.key: dataclasses.replace(p, origin="dual") for p in (numbers, data) if p.key != probe.key}
+        return list(found.values())
 
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
@@ -592,6 +606,22 @@ def other_data(probe: Probe, texts: list[str], rng: random.Random) -> Probe:
     files = tuple((n, rng.choice(texts) if n in named and isinstance(c, str) else c) for n, c in probe.files)
     stdin = rng.choice(texts) if isinstance(probe.stdin, str) and probe.stdin else probe.stdin
     return dataclasses.replace(probe, stdin=stdin, files=files)
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def other_numbers(probe: Probe, rng: random.Random) -> Probe:
+    """`probe` with each number in its arguments (not its options, not the files it writes)
+    redrawn with as many digits: `sqrt(16)` becomes `sqrt(73)`, `-w 80` becomes `-w 31`."""
+    files = {n for n, _ in probe.files}
+
+    def redraw(match: re.Match[str]) -> str:
+        digits = len(match[0])
+        return str(rng.randrange(10 ** (digits - 1) if digits > 1 else 0, 10**digits))
+
+    args = tuple(a if a.startswith("-") or a in files else _NUMBER.sub(redraw, a) for a in probe.args)
+    return dataclasses.replace(probe, args=args)
 
 
 def has_data(probe: Probe) -> bool:
