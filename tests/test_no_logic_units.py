@@ -135,6 +135,8 @@ def test_a_public_probe_that_reaches_new_lines_is_asked_again_with_secret_data()
     defended._absorb([probe], [OUTCOMES[2]])
     duals = defended._pending
     assert duals and all(d.origin == "dual" and probe_key(d) != probe_key(probe) for d in duals)
-    assert any(dict(d.files)["in.txt"] == "secret text\n" for d in duals)
+    assert all(d.args[3] != "in.txt" and d.args[3].endswith(".txt") for d in duals)  # renamed
+    assert all(d.args[3] in dict(d.files) for d in duals)  # the file goes with its name
+    assert any(dict(d.files)[d.args[3]] == "secret text\n" for d in duals)
     defended._absorb(duals[:1], [OUTCOMES[2]])  # the dual reaches the lines the public probe did
     assert [k.probe for k in defended.state.kept] == duals[:1]

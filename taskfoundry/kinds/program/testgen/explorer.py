@@ -84,6 +84,7 @@ class Exploration:
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
     public_like: int = 0  # probes not kept because a worker can draw them (testgen.replay)
     input_independent: int = 0  # kept tests the gold answers alike whatever their data
+    input_independent_public: int = 0  # of those, the ones whose argv a public probe has (capped)
     traces: int = 0  # probes not kept because they print an interpreter's or runtime's trace
     spare: list[Kept] = field(default_factory=list)  # writable probes not kept: no new line
     origins: dict[str, OriginCount] = field(default_factory=dict)  # by family (probes.family)
@@ -139,6 +140,7 @@ class Explorer:
         self._harvested: Sequence[Probe] = ()
         self._free_runs = 0  # harvested probes run: outside the probe budget
         self._public: set[str] = set()  # replay keys of the public probes: never kept
+        self._public_argv: set[tuple[str, ...]] = set()  # their argvs (a table's fallback keys)
         self._pending: list[Probe] = []  # duals of public probes that reached new lines
         self._printed: dict[tuple[str, ...], str] = {}  # --version, --help -> the gold's outcome
 
@@ -163,6 +165,7 @@ class Explorer:
         self._corpus = corpus
         public = public_probes(self.config, data, repo, names, usage, self.config.public_probes)
         self._public = {probe_key(p) for p in public}
+        self._public_argv = {p.args for p in public}
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as plog:
             for batch in self._batches(self._with_duals(self._candidates(usages, corpus))):
@@ -413,9 +416,11 @@ class Explorer:
     def _cap_input_independent(self, sandbox: Sandbox) -> None:
         """Tests whose outcome does not depend on their data (the gold answers the same argv
         with other stdin and files alike: a usage error whatever the file holds) are what a
-        table keyed by argv alone passes. Each kept test with data runs once more on the gold
-        with other data drawn from the seed; those that answer alike are kept up to
-        `max_input_independent` of the suite, the ones that reached most lines first."""
+        table keyed by argv alone passes, where a worker can draw the argv. Each kept test with
+        data runs once more on the gold with other data drawn from the seed; of those that
+        answer alike, the ones whose argv a public probe has are kept up to
+        `max_input_independent` of the suite, the ones that reached most lines first (an argv
+        drawn with the secret seed is in no worker's table)."""
         cfg = self.config
         kept = self.state.kept
         with_data = [i for i, k in enumerate(kept) if has_data(k.probe)]
@@ -430,8 +435,10 @@ class Explorer:
             if probe.key != kept[i].probe.key and out.signature == kept[i].outcome.signature
         ]
         room = int(cfg.max_input_independent * len(kept))
-        over = set(sorted(alike, key=lambda i: -kept[i].new_lines)[room:])
+        public = [i for i in alike if kept[i].probe.args in self._public_argv]
+        over = set(sorted(public, key=lambda i: -kept[i].new_lines)[room:])
         self.state.input_independent = len(alike)
+        self.state.input_independent_public = len(public)
         self.state.kept = [k for i, k in enumerate(kept) if i not in over]
         if over:
             log.info("%d tests answer alike whatever their data; %d over the cap go", len(alike), len(over))
@@ -548,9 +555,10 @@ class Explorer:
     def _duals(self, probe: Probe) -> list[Probe]:
         """A predictable call (documented, or one a worker draws with the public seeds) asked
         again with data a worker cannot know (MirrorCode's dual cases): the numbers in its
-        arguments redrawn, then also its stdin and the files its argv names replaced by the
-        secret seed's drawn texts. Knowing the call is then not knowing the answer."""
-        numbers = other_numbers(probe, self.rng)
+        arguments redrawn and the files its argv names renamed (their suffix and content kept),
+        then also its stdin and those files' contents replaced by the secret seed's drawn
+        texts. Knowing the call is then not knowing the answer."""
+        numbers = other_names(other_numbers(probe, self.rng), self.rng)
         data = other_data(numbers, self._corpus.texts, self.rng)
         found = {p.key: dataclasses.replace(p, origin="dual") for p in (numbers, data) if p.key != probe.key}
         return list(found.values())
@@ -622,6 +630,17 @@ def other_numbers(probe: Probe, rng: random.Random) -> Probe:
 
     args = tuple(a if a.startswith("-") or a in files else _NUMBER.sub(redraw, a) for a in probe.args)
     return dataclasses.replace(probe, args=args)
+
+
+def other_names(probe: Probe, rng: random.Random) -> Probe:
+    """`probe` with each file its argv names renamed (`notes.txt` -> `notes-3f9a2c.txt`, the
+    suffix and the content kept), in its argv and in the files it writes."""
+    named = {n for n, _ in probe.files if n in probe.args and "/" not in n}
+    if not named:
+        return probe
+    new = {n: f"{Path(n).stem}-{rng.getrandbits(24):06x}{Path(n).suffix}" for n in sorted(named)}
+    args = tuple(new.get(a, a) for a in probe.args)
+    return dataclasses.replace(probe, args=args, files=tuple((new.get(n, n), c) for n, c in probe.files))
 
 
 def has_data(probe: Probe) -> bool:

@@ -73,6 +73,7 @@ class ExplorerGenerator:
                 "dummy_like": state.dummy_like,
                 "traces": state.traces,
                 "input_independent": state.input_independent,
+                "input_independent_public": state.input_independent_public,
             },
             test_origins={w.junit_name: family(state.kept[w.kept].probe.origin) for w in written},
         )
