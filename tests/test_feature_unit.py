@@ -413,3 +413,55 @@ def test_scan_matches_the_reference_on_the_construct_not_the_line_touched() -> N
     # a stub kept the `def`: filling its body is not defining a method
     stub = b"class V:\n    def __contains__(self, value):\n        raise NotImplementedError\n"
     assert scan_submission(1, {"m.py": ref}, {"m.py": stub}, set()).hits == []
+
+
+def test_evidence_is_the_plain_value_containers_without_order() -> None:
+    ev = feature_types.evidence
+    assert ev("m:f", "a") == ev("m:f", "a") != ev("m:f", "b")
+    assert ev("m:f", "a") != ev("m:g", "a") and ev("m:f", 1) != ev("m:f", True) != ev("m:f", "1")
+    assert ev("m:f", [1, 2]) == ev("m:f", [2, 1]) != ev("m:f", (1, 2))
+    assert ev("m:f", {"a": {1, 2}}) == ev("m:f", {"a": {2, 1}}) != ev("m:f", {"a": {1}})
+    assert ev("m:f", 0.1 + 0.2) == ev("m:f", 0.3)  # approx's tolerance, not the last digit
+
+    class Sub(str):
+        pass
+
+    # anything not plain data is its exact type only; a subclass is another type
+    assert feature_types.plain(Sub("a")) is None and ev("m:f", Sub("a")) != ev("m:f", "a")
+    assert feature_types.plain([object()]) is None
+
+
+def _graded_records(stream: bytes, statuses: dict[str, str]):  # type: ignore[no-untyped-def]
+    from taskfoundry.grading.models import EvaluationResult, TestResult
+
+    result = EvaluationResult(task_id="t", solution_branch="s", test_branches=["b"])
+    result.test_results = [TestResult(name=n, branch="b", status=s) for n, s in statuses.items()]
+    return result, guard.parse(stream)
+
+
+def test_f2p_pass_needs_the_reference_values_seen_before_the_end() -> None:
+    reference = {"t.a": ["m:f=1", "m:f=2"], "t.b": ["m:f=3"]}
+    stream = (
+        b'{"k": "start"}\n{"k": "values", "id": "t.a", "values": ["m:f=1"]}\n'
+        b'{"k": "values", "id": "t.a", "values": ["m:f=2", "m:f=9"]}\n{"k": "end"}\n'
+        # after the session: an atexit handler's records through the guard's own signer
+        b'{"k": "values", "id": "t.b", "values": ["m:f=3"]}\n'
+        b'{"k": "report", "id": "t.c", "when": "call", "outcome": "failed"}\n'
+    )
+    result, records = _graded_records(stream, {"t.a": "passed", "t.b": "passed", "t.c": "passed"})
+    assert records.ended and "t.b" not in records.values and "t.c" not in records.failed
+    guard.unproven(result, "b", records, reference)
+    status = {t.name: (t.status, (t.extra or {}).get("error_code")) for t in result.test_results}
+    assert status == {"t.a": ("passed", None), "t.b": ("failure", "unproven"), "t.c": ("passed", None)}
+    # an alarm anywhere still counts (it can only fail the run)
+    assert guard.parse(stream + b'{"k": "forged", "count": 1, "sample": "x"}\n').alarms
+
+
+def test_an_empty_type_list_is_nothing_seen() -> None:
+    reference = {"t.a": {"m:f": ["builtins.str"]}}
+    stream = b'{"k": "report", "id": "t.a", "when": "call", "outcome": "passed", "types": {"m:f": []}}\n'
+    result, records = _graded_records(stream, {"t.a": "passed"})
+    guard.wrong_types(result, "b", records, reference)
+    assert [(t.status, (t.extra or {}).get("error_code")) for t in result.test_results] == [
+        ("failure", "type_unobserved")
+    ]

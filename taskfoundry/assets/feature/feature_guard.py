@@ -7,7 +7,9 @@ generator that appends an HMAC chain to each record and writes it to the pipe ro
 (its key lives only in the generator's suspended frame, which the audit hook below keeps
 submitted code from reaching). Records root cannot verify are forgeries.
 
-- each test phase's outcome, and the exact types the interface returned in it;
+- each test phase's outcome, and the exact types the interface returned in it and what it
+  returned (observations: the host compares them with the reference's, which never enter
+  the container; nothing here decides a pass);
 - `tamper`: pytest's, pluggy's and the builtins' functions are snapshotted and compared
   after collection, after every test and at the end;
 - `blocked`: an audit hook (it cannot be removed) refuses, whenever a submitted line is
@@ -53,6 +55,7 @@ _FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_cod
 _SET_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _GRADER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "xdist", "pytest_timeout"})
 _WATCHED_MODULES = ("pytest", "_pytest", "pluggy", "junitparser")
+_CHUNK = 25  # observations a record carries (each under 150 bytes)
 Snapshot = MappingProxyType  # name -> (object id, code id, file of the code)
 
 
@@ -335,6 +338,9 @@ def pytest_runtest_logreport(report: Any, _s: State | None = None) -> None:
     assert _s is not None
     test = _junit_id(report.nodeid)
     seen = _s.types.take(test) if report.when == "call" else {}
+    values = _s.types.take_values(test) if report.when == "call" else []
+    for at in range(0, len(values), _CHUNK):  # a record is cut at 3800 bytes: in pieces
+        emit(k="values", id=test, values=values[at : at + _CHUNK])
     emit(k="report", id=test, when=report.when, outcome=report.outcome, types=seen)
     if report.when == "teardown":
         check(report.nodeid)

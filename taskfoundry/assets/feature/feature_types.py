@@ -10,10 +10,19 @@ name; containers of the built-in kinds name their elements' types too
 
 Returns are seen with sys.monitoring (PY_RETURN on the functions' code objects): however
 a test imports or calls the function, its returns are seen.
+
+Each return is also an observation (`evidence`): the function's name and a digest of the
+value's type and, for plain data (exact built-in scalars and containers of them), of the
+value itself, its containers read without order. The reference's observations per F2P test
+(those returned straight to the test file's code, or every one when none is) are recorded at
+package time and kept outside the container; a test passes at grading only if its run
+observed all of them (taskfoundry/kinds/feature/guard.py: `unproven`). Forging them takes
+knowing the hidden tests' values, not reaching the grader.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -25,6 +34,8 @@ TOOLS = (4, 3, 5)  # sys.monitoring tool ids (0 debugger, 1 coverage, 2 profiler
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 _MAX_ITEMS = 50
 _MAX_DEPTH = 3
+_SCALARS = (str, bytes, int, bool, type(None))
+_MAX_PLAIN = 10_000  # elements of a container read for its value; more: its type only
 
 
 def describe(value: Any, depth: int = 0) -> str:
@@ -40,6 +51,39 @@ def describe(value: Any, depth: int = 0) -> str:
         return f"{name}[{'|'.join(keys)}:{'|'.join(values)}]"
     inner = sorted({describe(v, depth + 1) for v in list(value)[:_MAX_ITEMS]})
     return f"{name}[{'|'.join(inner)}]"
+
+
+def plain(value: Any, depth: int = 0) -> str | None:
+    """A text of plain data, the same for equal values (containers without order: an
+    implementation may build them differently); None for anything else. Calls no code of
+    the value's (exact types only)."""
+    kind = type(value)
+    if kind is float:
+        return f"float:{value:.6g}"  # the tests' approx tolerates the last digits
+    if kind in _SCALARS:
+        try:
+            return f"{kind.__name__}:{value!r}"
+        except ValueError:  # an int past the digit limit
+            return None
+    if kind not in _CONTAINERS or depth >= _MAX_DEPTH:
+        return None
+    items = list(dict.items(value)) if kind is dict else [(v, None) for v in list(value)]
+    if len(items) > _MAX_PLAIN:
+        return None
+    parts = []
+    for key, item in items:
+        left = plain(key, depth + 1)
+        right = plain(item, depth + 1) if kind is dict else ""
+        if left is None or right is None:
+            return None
+        parts.append(f"{left}:{right}" if kind is dict else left)
+    return f"{kind.__name__}[{','.join(sorted(parts))}]"
+
+
+def evidence(name: str, value: Any) -> str:
+    """One observation: `module:function=digest` of the returned value's type and plain value."""
+    text = f"{describe(value)}\0{plain(value) or ''}"
+    return f"{name}={hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:20]}"
 
 
 def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
@@ -71,9 +115,12 @@ def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
 class Watch:
     """Every return of the target code objects, by the test running at the time."""
 
-    def __init__(self) -> None:
+    def __init__(self, tests: frozenset[str] = frozenset()) -> None:
         self.current = ""
         self.seen: dict[str, dict[str, set[str]]] = {}
+        self.values: dict[str, set[str]] = {}  # test -> evidence of every return
+        self.direct: dict[str, set[str]] = {}  # test -> evidence of returns to `tests` (recording)
+        self.tests = tests  # the F2P files, absolute (recording only: it reads the caller's frame)
         self.names: dict[types.CodeType, str] = {}
 
     def start(self, names: dict[types.CodeType, str]) -> None:
@@ -93,15 +140,41 @@ class Watch:
         name = self.names.get(code)
         if name and self.current:
             self.seen.setdefault(self.current, {}).setdefault(name, set()).add(describe(value))
+            seen = evidence(name, value)
+            self.values.setdefault(self.current, set()).add(seen)
+            if self.tests and _caller_file(code) in self.tests:
+                self.direct.setdefault(self.current, set()).add(seen)
 
     def take(self, test: str) -> dict[str, list[str]]:
         return {k: sorted(v) for k, v in self.seen.pop(test, {}).items()}
 
+    def take_values(self, test: str) -> list[str]:
+        self.direct.pop(test, None)
+        return sorted(self.values.pop(test, set()))
+
+    def required(self, test: str) -> list[str]:
+        """What a run of `test` must observe: the returns to the test's own code, else all."""
+        direct = self.direct.pop(test, set())
+        return sorted(direct or self.values.pop(test, set()))
+
+
+def _caller_file(code: types.CodeType) -> str:
+    """The file of the code the returning function returns to (recording only)."""
+    frame: Any = sys._getframe(1)
+    for _ in range(4):  # the callback's caller is the returning frame; be lenient
+        if frame is None or frame.f_code is code:
+            break
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    return os.path.abspath(caller.f_code.co_filename) if caller is not None else ""
+
 
 # ---- the recording plugin (validation) -----------------------------------------------------
 _RECORD = os.environ.get("TF_TYPES_RECORD", "")
-_WATCH = Watch()
+_VALUES = os.environ.get("TF_VALUES_RECORD", "")
+_WATCH = Watch(frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
 _RECORDED: dict[str, dict[str, list[str]]] = {}
+_REQUIRED: dict[str, list[str]] = {}
 
 
 def junit_id(nodeid: str) -> str:
@@ -121,12 +194,18 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 
 def pytest_runtest_logreport(report: Any) -> None:
     if report.when == "call":
-        seen = _WATCH.take(junit_id(report.nodeid))
+        test = junit_id(report.nodeid)
+        seen, required = _WATCH.take(test), _WATCH.required(test)
         if seen and report.outcome == "passed":
-            _RECORDED[junit_id(report.nodeid)] = seen
+            _RECORDED[test] = seen
+        if required and report.outcome == "passed":
+            _REQUIRED[test] = required
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     if _RECORD:
         with open(_RECORD, "w", encoding="utf-8") as out:
             json.dump(_RECORDED, out)
+    if _VALUES:
+        with open(_VALUES, "w", encoding="utf-8") as out:
+            json.dump(_REQUIRED, out)

@@ -237,6 +237,7 @@ def _write_task(
         test_command=command,
         test_timeout=test_timeout,
         return_types=task.return_types,
+        return_values=task.return_values,
     )
     key = branch_key(BRANCH)
     tests = TestsJson(branches={key: Branch(tests=[*task.f2p, *task.p2p])})
