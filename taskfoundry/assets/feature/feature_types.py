@@ -161,9 +161,7 @@ class Watch:
 def _caller_file(code: types.CodeType) -> str:
     """The file of the code the returning function returns to (recording only)."""
     frame: Any = sys._getframe(1)
-    for _ in range(4):  # the callback's caller is the returning frame; be lenient
-        if frame is None or frame.f_code is code:
-            break
+    while frame is not None and frame.f_code is not code:  # the returning frame
         frame = frame.f_back
     caller = frame.f_back if frame is not None else None
     return os.path.abspath(caller.f_code.co_filename) if caller is not None else ""
