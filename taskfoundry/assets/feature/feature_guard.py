@@ -12,8 +12,9 @@ submitted code from reaching). Records root cannot verify are forgeries.
   the container; nothing here decides a pass);
 - `tamper`: pytest's, pluggy's and the builtins' functions are snapshotted and compared
   after collection, after every test and at the end;
-- `blocked`: an audit hook (it cannot be removed) refuses, whenever a submitted line is
-  anywhere on the calling stack (standard-library helpers in between do not hide it):
+- `blocked`: an audit hook (it cannot be removed) refuses, whenever submitted code (a
+  module the submission changed, or code in no module's namespace) is anywhere on the
+  calling stack (standard-library helpers in between do not hide it):
   frame access (sys._getframe, tb_frame, gi_frame, f_code...), gc referrers, trace
   hooks, code objects of the test modules, rewriting a function's code or defaults,
   ctypes and /proc; in threads other than the main one, frame access at all;
@@ -107,10 +108,23 @@ def emit(_s: State | None = None, **record: Any) -> None:
 SEALED = "sealed"
 
 
+_MODULE_DICT: Any = vars(types.ModuleType)["__dict__"]  # a module's namespace, past its class
+
+
+def _module_globals(glob: dict[str, Any]) -> bool:
+    """Whether `glob` is the namespace of the module sys.modules holds under its name: code
+    exec'd into a dict of its own (no module, no __file__) is not."""
+    module = sys.modules.get(glob.get("__name__"))  # type: ignore[arg-type]
+    return isinstance(module, types.ModuleType) and _MODULE_DICT.__get__(module) is glob
+
+
 def _submitted_on_stack(frame: types.FrameType | None, _s: State | None = None) -> str | None:
-    """file:line of the nearest submitted line on the stack from `frame` outwards; None when
+    """file:line of the nearest submitted code on the stack from `frame` outwards; None when
     there is none; SEALED when a sealed standard-library frame (one that uses a frame and
-    hands none back) comes first. Reads only attributes that raise no audit event."""
+    hands none back) comes first. Submitted: any code running in a module the submission
+    changed, whatever its line numbers say (code compiled into it with lines renumbered is
+    the submission's too), and code running in no module's namespace (exec'd into a dict).
+    Reads only attributes that raise no audit event."""
     if _s is None:
         return None
     while frame is not None:
@@ -119,8 +133,10 @@ def _submitted_on_stack(frame: types.FrameType | None, _s: State | None = None) 
             pass  # the grader's own frames
         else:
             path, line = glob.get("__file__") or "", frame.f_lineno
-            if path in _s.files and (path, line) in _s.watch:
+            if path in _s.files:
                 return f"{path}:{line}"
+            if not _module_globals(glob):
+                return f"<code outside any module, {str(glob.get('__name__'))[:40]}>:{line}"
             if any(g == id(glob) and a <= line <= b for g, a, b in _s.seals):
                 return SEALED
         frame = frame.f_back

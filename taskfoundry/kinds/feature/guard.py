@@ -103,7 +103,9 @@ class Records:
         return None
 
 
-def parse(data: bytes | None) -> Records:
+def parse(data: bytes | None, until_end: bool = True) -> Records:
+    """The records of a run; past the session's `end` only alarms (`until_end=False`, reading
+    all, is how its tests show what the cut stops)."""
     records = Records()
     for line in (data or b"").decode(errors="replace").splitlines():
         try:
@@ -113,7 +115,7 @@ def parse(data: bytes | None) -> Records:
         if not isinstance(rec, dict):
             continue
         kind = rec.get("k")
-        if records.ended and kind not in _ALARMS:
+        if records.ended and until_end and kind not in _ALARMS:
             continue  # what runs after pytest's session (atexit, timers, signals) passes nothing
         if kind == "values" and isinstance(rec.get("id"), str) and isinstance(rec.get("values"), list):
             records.values.setdefault(rec["id"], set()).update(v for v in rec["values"] if isinstance(v, str))
