@@ -9,7 +9,7 @@ import pytest
 
 from taskfoundry.assets.feature import feature_compose, feature_guard_run, feature_types
 from taskfoundry.grading.records import EvalStepError
-from taskfoundry.kinds.feature import guard
+from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
 from taskfoundry.kinds.feature.objects import Project
@@ -256,7 +256,7 @@ HOSTILE_LINES = {
     "from os import _exit\n": {"os._exit"},
     "import sys\nsys.modules['x'] = None\n": {"sys.modules/builtins tampering"},
     "import builtins\n": {"sys.modules/builtins tampering"},
-    "x = getattr(__import__('sys'), '_getframe')\n": {"frame access"},
+    "x = getattr(__import__('sys'), '_getframe')\n": {"frame access", "dynamic import"},
     "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame\n": {"frame access"},
 }
 
@@ -465,3 +465,50 @@ def test_an_empty_type_list_is_nothing_seen() -> None:
     assert [(t.status, (t.extra or {}).get("error_code")) for t in result.test_results] == [
         ("failure", "type_unobserved")
     ]
+
+
+SLUG_START = {
+    "pkg/__init__.py": b"",
+    "pkg/slug.py": b"from __future__ import annotations\n\n\ndef slugify(title: str) -> str:\n"
+    b'    """Doc."""\n    raise NotImplementedError("removed: implement this")\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(attacks.ATTACKS) - {"read_tests_from_disk"}))
+def test_scan_refuses_every_attack_on_the_grader(name: str) -> None:
+    """The Docker tests grade these with the scan's hits dropped (the layers after it are what
+    they show); the scan alone refuses each (reading the tests' files is stopped by their mode)."""
+    files = attacks.make(name, SLUG_START).files
+    assert scan_submission(1, files, SLUG_START, set()).hits, name
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        ('exec("x = 1")', "dynamic code"),
+        ("run = eval", "dynamic code"),
+        ('mod = __import__("os")', "dynamic import"),
+        ('import importlib\nmod = importlib.import_module("os")', "dynamic import"),
+        ("space = globals()", "namespace access"),
+        ("def f(o, n):\n    return getattr(o, n)", "computed attribute name"),
+        ('name = "_py" + "test"', "string-built name"),
+        ("import atexit\natexit.register(print)", "exit or signal handler"),
+        ('import base64\nbase64.b64decode(b"eA==")', "encoded payload"),
+    ],
+)
+def test_scan_refuses_what_only_an_attack_needs(code: str, rule: str) -> None:
+    start = {"pkg/m.py": b"def f():\n    raise NotImplementedError\n"}
+    submitted = {"pkg/m.py": start["pkg/m.py"] + code.encode() + b"\n"}
+    assert rule in [h.rule for h in scan_submission(1, submitted, start, set()).hits]
+    # the reference uses the same anywhere in the file: allowed wherever the submission does
+    reference = {"pkg/m.py": b"# the reference\n" + code.encode() + b"\n"}
+    assert scan_submission(1, submitted, start, set(), reference).hits == []
+
+
+def test_scan_leaves_ordinary_code_alone() -> None:
+    start = {"pkg/m.py": b"def f(o):\n    raise NotImplementedError\n"}
+    code = (
+        b'def f(o, sep="-"):\n    name = getattr(o, "name", "")\n    out = "%s%s" % (name, sep)\n'
+        b'    return out + "x" + ("a b" + "c d")\n'
+    )
+    assert scan_submission(1, {"pkg/m.py": code}, start, set()).hits == []
