@@ -375,7 +375,7 @@ def test_hostile_submission(
         assert (f2p, score.resolved) == (0, False), result.error_details
         verdicts = {result.error_code} | {(t.extra or {}).get("error_code") for t in result.test_results}
         stopped = verdicts & {"grader_tampering", "wrong_type", "unproven"}
-        assert stopped or attack.endswith("shadow"), verdicts
+        assert stopped or "shadow" in attack, verdicts  # a shadow is never loaded: no verdict needed
     else:
         assert f2p >= least and score.resolved == resolves and result.error_code is None
 
