@@ -9,7 +9,8 @@ name; containers of the built-in kinds name their elements' types too
 (`builtins.list[builtins.str]`), so an object that claims equality hides nowhere.
 
 Returns are seen with sys.monitoring (PY_RETURN on the functions' code objects): however
-a test imports or calls the function, its returns are seen.
+a test imports or calls the function, its returns are seen; a generator's yields too
+(PY_YIELD: observations only, the types stay the returns').
 
 Each return is also an observation (`evidence`): the function's name and a digest of the
 value's type and, for plain data (exact built-in scalars and containers of them), of the
@@ -133,17 +134,26 @@ class Watch:
             return  # nothing seen: the host reports the tests `type_unobserved`
         mon.use_tool_id(tool, "tf_feature_types")
         mon.register_callback(tool, mon.events.PY_RETURN, self._returned)
+        mon.register_callback(tool, mon.events.PY_YIELD, self._yielded)
         for code in names:
-            mon.set_local_events(tool, code, mon.events.PY_RETURN)
+            mon.set_local_events(tool, code, mon.events.PY_RETURN | mon.events.PY_YIELD)
 
     def _returned(self, code: types.CodeType, offset: int, value: Any) -> None:
         name = self.names.get(code)
         if name and self.current:
             self.seen.setdefault(self.current, {}).setdefault(name, set()).add(describe(value))
-            seen = evidence(name, value)
-            self.values.setdefault(self.current, set()).add(seen)
-            if self.tests and _caller_file(code) in self.tests:
-                self.direct.setdefault(self.current, set()).add(seen)
+            self._observed(code, evidence(name, value))
+
+    def _yielded(self, code: types.CodeType, offset: int, value: Any) -> None:
+        """A generator's output is what it yields (its return is None at the end)."""
+        name = self.names.get(code)
+        if name and self.current:
+            self._observed(code, evidence(f"{name}>", value))
+
+    def _observed(self, code: types.CodeType, seen: str) -> None:
+        self.values.setdefault(self.current, set()).add(seen)
+        if self.tests and _caller_file(code) in self.tests:
+            self.direct.setdefault(self.current, set()).add(seen)
 
     def take(self, test: str) -> dict[str, list[str]]:
         return {k: sorted(v) for k, v in self.seen.pop(test, {}).items()}
@@ -159,7 +169,8 @@ class Watch:
 
 
 def _caller_file(code: types.CodeType) -> str:
-    """The file of the code the returning function returns to (recording only)."""
+    """The file of the code the returning (or yielding) function hands its value to, that is
+    its caller or whoever resumed it (recording only)."""
     frame: Any = sys._getframe(1)
     while frame is not None and frame.f_code is not code:  # the returning frame
         frame = frame.f_back
