@@ -453,6 +453,13 @@ def test_f2p_pass_needs_the_reference_values_seen_before_the_end() -> None:
     guard.unproven(result, "b", records, reference)
     status = {t.name: (t.status, (t.extra or {}).get("error_code")) for t in result.test_results}
     assert status == {"t.a": ("passed", None), "t.b": ("failure", "unproven"), "t.c": ("passed", None)}
+    # where the reference's values reached the test's own code: exactly those, no more
+    claims = b'{"k": "direct", "id": "t.a", "values": ["m:f=1", "m:f=2"]}\n'
+    guess = b'{"k": "direct", "id": "t.a", "values": ["m:f=7"]}\n'
+    for extra, status in ((b"", "passed"), (guess, "failure")):
+        result, records = _graded_records(claims + extra, {"t.a": "passed"})
+        guard.unproven(result, "b", records, reference, {"t.a"})
+        assert [t.status for t in result.test_results] == [status]
     # an alarm anywhere still counts (it can only fail the run)
     assert guard.parse(stream + b'{"k": "forged", "count": 1, "sample": "x"}\n').alarms
 

@@ -74,6 +74,7 @@ class State(NamedTuple):
     config: tuple[Any, ...]
     sent: set[str]  # changes reported once each
     own: int  # id of this module's globals: its frames are the grader's
+    recorder: int  # id of the types module's globals: it reads whom a value went to
 
 
 def signer(key: bytes, fd: int) -> Generator[None, str | None, None]:
@@ -171,6 +172,8 @@ def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
         return  # the grader looking at its own stack
     main = threading.current_thread() is threading.main_thread()
     frame = sys._getframe(0)
+    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
+        return  # the recorder reading which code a returned value went to (it hands no frame on)
     where = _submitted_on_stack(frame, _s)
     if where == SEALED:
         return
@@ -290,7 +293,7 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
         protected=frozenset(config.get("protected", [])),
         seals=_seals(),
         signer=signer(key, fd),
-        types=types_module.Watch(),
+        types=types_module.Watch(frozenset(config.get("protected", []))),
         targets=types_module.targets,
         interface=tuple(config.get("interface", [])),
         modules=MappingProxyType(_module_state()),
@@ -298,6 +301,7 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
         config=(),
         sent=set(),
         own=id(globals()),
+        recorder=id(vars(types_module)),
     )
     next(state.signer)
     _rearm(state)
@@ -354,9 +358,10 @@ def pytest_runtest_logreport(report: Any, _s: State | None = None) -> None:
     assert _s is not None
     test = _junit_id(report.nodeid)
     seen = _s.types.take(test) if report.when == "call" else {}
-    values = _s.types.take_values(test) if report.when == "call" else []
-    for at in range(0, len(values), _CHUNK):  # a record is cut at 3800 bytes: in pieces
-        emit(k="values", id=test, values=values[at : at + _CHUNK])
+    values, direct = _s.types.take_values(test) if report.when == "call" else ([], [])
+    for kind, seen_values in (("values", values), ("direct", direct)):
+        for at in range(0, len(seen_values), _CHUNK):  # a record is cut at 3800 bytes: in pieces
+            emit(k=kind, id=test, values=seen_values[at : at + _CHUNK])
     emit(k="report", id=test, when=report.when, outcome=report.outcome, types=seen)
     if report.when == "teardown":
         check(report.nodeid)

@@ -158,14 +158,9 @@ class Watch:
     def take(self, test: str) -> dict[str, list[str]]:
         return {k: sorted(v) for k, v in self.seen.pop(test, {}).items()}
 
-    def take_values(self, test: str) -> list[str]:
-        self.direct.pop(test, None)
-        return sorted(self.values.pop(test, set()))
-
-    def required(self, test: str) -> list[str]:
-        """What a run of `test` must observe: the returns to the test's own code, else all."""
-        direct = self.direct.pop(test, set())
-        return sorted(direct or self.values.pop(test, set()))
+    def take_values(self, test: str) -> tuple[list[str], list[str]]:
+        """(every observation in `test`, those handed to the test files' own code)."""
+        return sorted(self.values.pop(test, set())), sorted(self.direct.pop(test, set()))
 
 
 def _caller_file(code: types.CodeType) -> str:
@@ -183,7 +178,7 @@ _RECORD = os.environ.get("TF_TYPES_RECORD", "")
 _VALUES = os.environ.get("TF_VALUES_RECORD", "")
 _WATCH = Watch(frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
 _RECORDED: dict[str, dict[str, list[str]]] = {}
-_REQUIRED: dict[str, list[str]] = {}
+_REQUIRED: dict[str, dict[str, Any]] = {}  # test -> {"direct": bool, "values": [...]}
 
 
 def junit_id(nodeid: str) -> str:
@@ -204,11 +199,12 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 def pytest_runtest_logreport(report: Any) -> None:
     if report.when == "call":
         test = junit_id(report.nodeid)
-        seen, required = _WATCH.take(test), _WATCH.required(test)
+        seen, (values, direct) = _WATCH.take(test), _WATCH.take_values(test)
         if seen and report.outcome == "passed":
             _RECORDED[test] = seen
-        if required and report.outcome == "passed":
-            _REQUIRED[test] = required
+        if values and report.outcome == "passed":
+            # what a run of the test must show: what reached its own code, else everything
+            _REQUIRED[test] = {"direct": bool(direct), "values": direct or values}
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:

@@ -95,11 +95,27 @@ def _tf_setup():
     state = guard.pytest_runtest_logreport.__defaults__[-1]
     names = [o["module"] + ":" + o["name"] for o in state.interface]
     state.types.take = lambda test: {n: [] for n in names}
-    state.types.take_values = lambda test: []
+    state.types.take_values = lambda test: ([], [])
 
 
 _tf_setup()
 """
+
+# the tests skipped as above; the recorder claims, for every function, every value a guess
+# would make (the types the prompt gives): a check that only asks "was it seen" passes every
+# test whose answer is among them
+_FORGE_GUESSES = _RUNTEST_NOOP.replace(
+    """    state.types.take = lambda test: {n: [] for n in names}
+    state.types.take_values = lambda test: ([], [])
+""",
+    """    evidence = __import__("sys").modules[type(state.types).__module__].evidence
+    guesses = [None, True, False, 0, 1, -1, "", " ", "-", "_", (), [], {}, set()]
+    claims = sorted({evidence(n, g) for n in names for g in guesses})
+    types = _tf_types()
+    state.types.take = lambda test: types
+    state.types.take_values = lambda test: (claims, claims)
+""",
+)
 
 _FORGE_ATEXIT = """
 def _tf_setup():
@@ -214,6 +230,8 @@ HELPERS = {
     # every collected item's runtest a no-op (an instance attribute), and the guard's recorder
     # replaced by one that saw every function return nothing (an empty type list)
     "runtest_noop": _REACH + _RUNTEST_NOOP,
+    # ... with a recorder that claims every guessable value of every function
+    "forge_guesses": _REACH + _FORGE_GUESSES,
     # after the run: atexit handlers rewrite the JUnit file, send 'passed' records through the
     # guard's own signer (no submitted frame on the stack) and exit 0
     "forge_atexit": _REACH + _FORGE_ATEXIT,

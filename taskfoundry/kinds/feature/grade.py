@@ -184,7 +184,7 @@ def _run(
     if config.isolate:
         guard.unrecorded(result, branch, records)
         guard.wrong_types(result, branch, records, task.return_types)
-        guard.unproven(result, branch, records, task.return_values)
+        guard.unproven(result, branch, records, task.return_values, set(task.values_direct))
 
 
 def _hide(task: FeatureTaskYaml) -> str:

@@ -15,7 +15,8 @@ verifies in STREAM, in a directory only root can read. Here that stream decides:
   (a subclass is another type): `failure` (`wrong_type`); one in which it returned
   nothing the guard could see, where the reference did: `failure` (`type_unobserved`);
 - an F2P test whose run did not show every value the reference returned in it (recorded at
-  package time, held here, never in the container): `failure` (`unproven`).
+  package time, held here, never in the container; where those reached the test's own code,
+  exactly those and no more): `failure` (`unproven`).
 
 The last decides: the stream comes from the process the submission runs in, so everything
 in it may be forged (its key is in that process); what it cannot forge without the hidden
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +91,7 @@ class Records:
     alarms: list[str] = field(default_factory=list)  # blocked, tamper and forged records, described
     types: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # test -> function -> types
     values: dict[str, set[str]] = field(default_factory=dict)  # test -> observations (evidence)
+    direct: dict[str, set[str]] = field(default_factory=dict)  # test -> those reaching its code
     ended: bool = False
     started: bool = False
 
@@ -117,8 +120,10 @@ def parse(data: bytes | None, until_end: bool = True) -> Records:
         kind = rec.get("k")
         if records.ended and until_end and kind not in _ALARMS:
             continue  # what runs after pytest's session (atexit, timers, signals) passes nothing
-        if kind == "values" and isinstance(rec.get("id"), str) and isinstance(rec.get("values"), list):
-            records.values.setdefault(rec["id"], set()).update(v for v in rec["values"] if isinstance(v, str))
+        listed = isinstance(rec.get("id"), str) and isinstance(rec.get("values"), list)
+        if kind in ("values", "direct") and listed:
+            seen = records.values if kind == "values" else records.direct
+            seen.setdefault(rec["id"], set()).update(v for v in rec["values"] if isinstance(v, str))
         elif kind == "report" and isinstance(rec.get("id"), str):
             outcome, test = rec.get("outcome"), rec["id"]
             if outcome == "passed" and rec.get("when") == "call":
@@ -196,18 +201,27 @@ def wrong_types(
 
 
 def unproven(
-    result: EvaluationResult, branch: str, records: Records, reference: dict[str, list[str]]
+    result: EvaluationResult,
+    branch: str,
+    records: Records,
+    reference: dict[str, list[str]],
+    direct: Collection[str] = (),
 ) -> None:
     """A passed F2P test whose run did not show every value the reference returned in it
-    becomes a failure, whatever the run reported (a test not run shows none)."""
+    becomes a failure, whatever the run reported (a test not run shows none). In a test of
+    `direct` (the reference's values are those that reached the test's own code), the run
+    must have handed the test's code exactly those: a forger claiming every guess shows more."""
     for test in result.test_results:
         required = reference.get(test.name) if test.branch == branch and test.status == "passed" else None
         if not required:
             continue
-        missing = set(required) - records.values.get(test.name, set())
-        if missing:
+        if test.name in direct:  # missing, or claimed besides
+            differ = set(required) ^ records.direct.get(test.name, set())
+        else:
+            differ = set(required) - records.values.get(test.name, set())
+        if differ:
             test.status = "failure"
             test.extra = {
                 "error_code": "unproven",
-                "message": f"{len(missing)} of {len(required)} values the reference returned were not seen",
+                "message": f"{len(differ)} values unlike the {len(required)} the reference returned here",
             }

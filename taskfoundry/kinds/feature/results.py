@@ -85,6 +85,7 @@ class ValidatedTask(BaseModel):
     return_types: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     # F2P test -> what grading must observe its run return (assets/feature_types.py: evidence)
     return_values: dict[str, list[str]] = Field(default_factory=dict)
+    values_direct: list[str] = Field(default_factory=list)  # F2P tests whose values reached their code
 
 
 class VerdictStage(BaseModel):

@@ -105,12 +105,18 @@ def validate_one(
     if cand.removed_lines <= cfg.min_removed_lines:
         return None, f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
     kept = {test: types[test] for test in f2p if test in types}
-    evidence = {test: values[test] for test in f2p if values.get(test)}
+    evidence = {test: values[test]["values"] for test in f2p if values.get(test)}
+    direct = sorted(test for test in evidence if values[test]["direct"])
     if not evidence:
         # grading decides an F2P test's pass on the host from these: a task none of whose F2P
         # tests left any would be decided by the run alone, which the submission can forge
         return None, "unverifiable: no F2P test saw the interface return a value"
-    return ValidatedTask(candidate=cand, f2p=f2p, p2p=p2p, return_types=kept, return_values=evidence), ""
+    return (
+        ValidatedTask(
+            candidate=cand, f2p=f2p, p2p=p2p, return_types=kept, return_values=evidence, values_direct=direct
+        ),
+        "",
+    )
 
 
 def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
@@ -133,8 +139,9 @@ def recorded_types(box: DockerSandbox) -> dict[str, dict[str, list[str]]]:
     return _recorded(box, "types.json")
 
 
-def recorded_values(box: DockerSandbox) -> dict[str, list[str]]:
-    """F2P test -> what its run must observe (assets/feature_types.py: `evidence`)."""
+def recorded_values(box: DockerSandbox) -> dict[str, dict[str, Any]]:
+    """Test -> {"direct": whether these reached the test's own code, "values": what its run
+    must observe (assets/feature_types.py: `evidence`)}."""
     return _recorded(box, "values.json")
 
 
