@@ -15,10 +15,12 @@ a test imports or calls the function, its returns are seen; a generator's yields
 Each return is also an observation (`evidence`): the function's name and a digest of the
 value's type and, for plain data (exact built-in scalars and containers of them), of the
 value itself, its containers read without order. The reference's observations per F2P test
-(those returned straight to the test file's code, or every one when none is) are recorded at
-package time and kept outside the container; a test passes at grading only if its run
-observed all of them (taskfoundry/kinds/feature/guard.py: `unproven`). Forging them takes
-knowing the hidden tests' values, not reaching the grader.
+(those handed straight to the test file's code, or every one when none is) are recorded at
+package time and kept outside the container; a test passes at grading only if its run handed
+the test's code exactly those (or showed all of them: taskfoundry/kinds/feature/guard.py,
+`unproven`). Forging them takes knowing the hidden tests' values, not reaching the grader.
+Which code a value went to is read from the caller's frame (the guard lets this module's own
+frame reads through).
 """
 
 from __future__ import annotations
@@ -120,8 +122,8 @@ class Watch:
         self.current = ""
         self.seen: dict[str, dict[str, set[str]]] = {}
         self.values: dict[str, set[str]] = {}  # test -> evidence of every return
-        self.direct: dict[str, set[str]] = {}  # test -> evidence of returns to `tests` (recording)
-        self.tests = tests  # the F2P files, absolute (recording only: it reads the caller's frame)
+        self.direct: dict[str, set[str]] = {}  # test -> evidence of values handed to `tests`
+        self.tests = tests  # the F2P files, absolute: a value handed to their code is `direct`
         self.names: dict[types.CodeType, str] = {}
 
     def start(self, names: dict[types.CodeType, str]) -> None:
@@ -165,7 +167,7 @@ class Watch:
 
 def _caller_file(code: types.CodeType) -> str:
     """The file of the code the returning (or yielding) function hands its value to, that is
-    its caller or whoever resumed it (recording only)."""
+    its caller or whoever resumed it."""
     frame: Any = sys._getframe(1)
     while frame is not None and frame.f_code is not code:  # the returning frame
         frame = frame.f_back
