@@ -9,8 +9,9 @@ name; containers of the built-in kinds name their elements' types too
 (`builtins.list[builtins.str]`), so an object that claims equality hides nowhere.
 
 Returns are seen with sys.monitoring (PY_RETURN on the functions' code objects): however
-a test imports or calls the function, its returns are seen; a generator's yields too
-(PY_YIELD: observations only, the types stay the returns').
+a test imports or calls the function, its returns are seen; a generator's yields and the
+type of what a function raises too (PY_YIELD, PY_UNWIND: observations only, the types stay
+the returns').
 
 Each return is also an observation (`evidence`): the function's name and a digest of the
 value's type and, for plain data (exact built-in scalars and containers of them), of the
@@ -137,8 +138,10 @@ class Watch:
         mon.use_tool_id(tool, "tf_feature_types")
         mon.register_callback(tool, mon.events.PY_RETURN, self._returned)
         mon.register_callback(tool, mon.events.PY_YIELD, self._yielded)
+        mon.register_callback(tool, mon.events.PY_UNWIND, self._unwound)
         for code in names:
             mon.set_local_events(tool, code, mon.events.PY_RETURN | mon.events.PY_YIELD)
+        mon.set_events(tool, mon.events.PY_UNWIND)  # not a local event: filtered by code below
 
     def _returned(self, code: types.CodeType, offset: int, value: Any) -> None:
         name = self.names.get(code)
@@ -151,6 +154,13 @@ class Watch:
         name = self.names.get(code)
         if name and self.current:
             self._observed(code, evidence(f"{name}>", value))
+
+    def _unwound(self, code: types.CodeType, offset: int, exc: BaseException) -> None:
+        """A test of what a function raises has that for its output: the exception's exact
+        type (a generator closed early is no output: when that happens is the caller's)."""
+        name = self.names.get(code)
+        if name and self.current and type(exc) not in (GeneratorExit, StopIteration):
+            self._observed(code, evidence(f"{name}!", exc))
 
     def _observed(self, code: types.CodeType, seen: str) -> None:
         self.values.setdefault(self.current, set()).add(seen)
