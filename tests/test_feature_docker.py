@@ -14,7 +14,7 @@ from taskfoundry.errors import FeatureError
 from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.summary import score_task
-from taskfoundry.kinds.feature import attacks, scan
+from taskfoundry.kinds.feature import attacks, guard, scan
 from taskfoundry.kinds.feature.env import environment_stage
 from taskfoundry.kinds.feature.grade import grade_feature, start_state_files, start_state_submission
 from taskfoundry.kinds.feature.selfcheck import leaks, self_check
@@ -147,8 +147,9 @@ def test_bad_repositories_end_with_a_reason(
 
 
 # ---- submissions that attack the grader from inside pytest --------------------------------
-# Each is spelled so that the static scan misses it (names built from pieces), so that the
-# runtime guard is what stops it; the plain spellings are the scan's to catch.
+# Each is graded with the static scan's hits dropped (it refuses them all since issue 56:
+# names built from pieces, __import__, computed getattr; tests/test_feature_unit.py), so that
+# the runtime guard is what stops it; the plain spellings are the scan's to catch.
 FORGE_REPORTS = """
 _reports = __import__("importlib").import_module("_py" + "test.reports")
 _make = _reports.TestReport.from_item_and_call
@@ -219,6 +220,12 @@ def _tar(files: dict[str, bytes], dest: Path) -> Path:
     return dest
 
 
+def _past_the_scan(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The scan's hits dropped (what it watches kept): the layers after it are what is tested."""
+    original = scan.scan_submission
+    monkeypatch.setattr(scan, "scan_submission", lambda *a, **k: scan.Scan([], original(*a, **k).watch))
+
+
 def _graded(task_dir: Path, submission: Path, docker_client, isolate: bool = True):  # type: ignore[no-untyped-def]
     config = EvalConfig(isolate=isolate)
     result = grade_feature(task_dir, submission, config, docker_client)
@@ -227,7 +234,7 @@ def _graded(task_dir: Path, submission: Path, docker_client, isolate: bool = Tru
 
 
 def test_attacks_on_pytest_from_inside_resolve_nothing(
-    featlib_tasks: list[Path], docker_client, tmp_path: Path
+    featlib_tasks: list[Path], docker_client, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     one, two = featlib_tasks
     start = _members(start_state_submission(one, docker_client, tmp_path / "start.tar.gz"))
@@ -244,7 +251,10 @@ def test_attacks_on_pytest_from_inside_resolve_nothing(
     }
     verdicts = {}
     for name, (task_dir, files) in cases.items():
-        result, score = _graded(task_dir, _tar(files, tmp_path / f"{name}.tar.gz"), docker_client)
+        with monkeypatch.context() as patch:
+            if name != "plain_peek":
+                _past_the_scan(patch)
+            result, score = _graded(task_dir, _tar(files, tmp_path / f"{name}.tar.gz"), docker_client)
         assert not score.resolved and score.passed == 0, name
         verdicts[name] = (result.error_code, result.error_details or "")
     assert verdicts["forge_reports"][0] == "grader_tampering"
@@ -309,6 +319,9 @@ def test_leak_scan_finds_removed_code_outside_the_workspace(featlib_tasks: list[
 def test_return_types_recorded_from_the_reference(featlib_tasks: list[Path]) -> None:
     task = _task(featlib_tasks[0])
     assert set(task.return_types) == set(task.f2p)
+    # what each F2P test's run must show: here the returns to the test's own code, one each
+    assert set(task.return_values) == set(task.f2p) == set(task.values_direct)
+    assert all(len(v) == 1 and v[0].startswith("featlib.slug:") for v in task.return_values.values())
     assert all(
         t == {"featlib.slug:slugify": ["builtins.str"]}
         for k, t in task.return_types.items()
@@ -318,7 +331,8 @@ def test_return_types_recorded_from_the_reference(featlib_tasks: list[Path]) -> 
 
 # ---- each attack class as a real submission, graded with the defences on and off -------------
 # (isolate: false grades as a naive grader would: `python -m pytest` from the workspace, the
-# files readable, no scan, guard or type checks: the attack must work there, or it shows nothing)
+# files readable, no scan, guard or type checks: the attack must work there, or it shows nothing;
+# defended, the scan's hits are dropped: it refuses every one of these, see the unit tests)
 HOSTILE = {
     # attack: (F2P tests it passes undefended, at least; resolves undefended)
     "always_equal": (11, True),
@@ -348,9 +362,11 @@ def test_hostile_submission(
     start_l1: dict[str, bytes],
     docker_client,
     tmp_path: Path,
+    monkeypatch,
 ) -> None:  # type: ignore[no-untyped-def]
     task_dir = featlib_tasks[0]
     task = _task(task_dir)
+    _past_the_scan(monkeypatch)
     submission = _tar(attacks.make(attack, start_l1).files, tmp_path / f"{attack}.tar.gz")
     result, score = _graded(task_dir, submission, docker_client, isolate=defended)
     f2p = sum(1 for t in result.test_results if t.name in task.f2p and t.status == "passed")
@@ -358,9 +374,8 @@ def test_hostile_submission(
     if defended:
         assert (f2p, score.resolved) == (0, False), result.error_details
         verdicts = {result.error_code} | {(t.extra or {}).get("error_code") for t in result.test_results}
-        assert verdicts & {"forbidden_code", "grader_tampering", "wrong_type"} or attack.endswith("shadow"), (
-            verdicts
-        )
+        stopped = verdicts & {"grader_tampering", "wrong_type", "unproven"}
+        assert stopped or "shadow" in attack, verdicts  # a shadow is never loaded: no verdict needed
     else:
         assert f2p >= least and score.resolved == resolves and result.error_code is None
 
@@ -369,10 +384,70 @@ def test_shadows_are_not_loaded_even_past_the_scan(
     featlib_tasks: list[Path], start_l1: dict[str, bytes], docker_client, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """The scan's hits dropped: the safe path alone keeps pytest.py and json.py unloaded."""
-    original = scan.scan_submission
-    monkeypatch.setattr(scan, "scan_submission", lambda *a, **k: scan.Scan([], original(*a, **k).watch))
+    _past_the_scan(monkeypatch)
     for attack in ("pytest_shadow", "stdlib_shadow_json"):
         submission = _tar(attacks.make(attack, start_l1).files, tmp_path / f"{attack}.tar.gz")
         result, score = _graded(featlib_tasks[0], submission, docker_client)
         assert not score.resolved and result.error_code is None
         assert all(t.status != "passed" for t in result.test_results if t.name in _task(featlib_tasks[0]).f2p)
+
+
+# ---- issue 56: attacks on where the verdict is made, each with its defences on and off -------
+# (the scan's hits dropped throughout: these attacks are spelled past it, and the layers after
+# it are what is shown; `host_checks_off` keeps the guard in the container but reads its
+# records as before this issue: every record, no values compared, an empty type list fine)
+VERDICT_ATTACKS = {
+    # attack: (resolves with the host checks off, F2P passed undefended at least, resolves undefended)
+    "runtest_noop": (True, 11, True),
+    "forge_guesses": (True, 11, True),  # on: 2 F2P (answer "") if "seen" sufficed; exactly: 0
+    "forge_atexit": (True, 11, True),
+    "forge_thread": (True, 11, True),
+    "forge_signal": (False, 11, True),  # its laundered handler is refused by the guard itself
+    "frames_exec_laundered": (False, 5, False),  # the tests whose expected value is a local
+    "frames_renumbered": (False, 5, False),
+}
+
+
+def _host_checks_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    parse = guard.parse
+    monkeypatch.setattr(guard, "parse", lambda data: parse(data, until_end=False))
+    monkeypatch.setattr(guard, "unproven", lambda *a: None)
+    monkeypatch.setattr(guard, "wrong_types", lambda *a: None)
+
+
+@pytest.mark.parametrize("defence", ["on", "host_checks_off", "off"])
+@pytest.mark.parametrize("attack", sorted(VERDICT_ATTACKS))
+def test_verdict_attack(
+    attack: str,
+    defence: str,
+    featlib_tasks: list[Path],
+    start_l1: dict[str, bytes],
+    docker_client,
+    tmp_path: Path,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    task_dir = featlib_tasks[0]
+    task = _task(task_dir)
+    _past_the_scan(monkeypatch)
+    if defence == "host_checks_off":
+        _host_checks_off(monkeypatch)
+    submission = _tar(attacks.make(attack, start_l1).files, tmp_path / f"{attack}.tar.gz")
+    result, score = _graded(task_dir, submission, docker_client, isolate=defence != "off")
+    f2p = sum(1 for t in result.test_results if t.name in task.f2p and t.status == "passed")
+    verdicts = {result.error_code} | {(t.extra or {}).get("error_code") for t in result.test_results}
+    host_off, least, resolves = VERDICT_ATTACKS[attack]
+    if defence == "on":
+        assert (f2p, score.resolved) == (0, False), (verdicts, result.error_details)
+        assert verdicts & {"grader_tampering", "unproven", "type_unobserved", "guard_unrecorded"}, verdicts
+    elif defence == "host_checks_off":
+        assert score.resolved == host_off, (verdicts, result.error_details)
+        if not host_off:  # the guard in the container: the laundered code is submitted code to it
+            assert result.error_code == "grader_tampering", verdicts
+            assert "<code outside any module" in (result.error_details or "") or (
+                "featlib/slug.py:1" in (result.error_details or "")
+            ), result.error_details
+    else:
+        assert f2p >= least and score.resolved == resolves and result.error_code is None, (
+            f2p,
+            verdicts,
+        )

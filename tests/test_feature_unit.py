@@ -9,7 +9,7 @@ import pytest
 
 from taskfoundry.assets.feature import feature_compose, feature_guard_run, feature_types
 from taskfoundry.grading.records import EvalStepError
-from taskfoundry.kinds.feature import guard
+from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
 from taskfoundry.kinds.feature.objects import Project
@@ -256,7 +256,7 @@ HOSTILE_LINES = {
     "from os import _exit\n": {"os._exit"},
     "import sys\nsys.modules['x'] = None\n": {"sys.modules/builtins tampering"},
     "import builtins\n": {"sys.modules/builtins tampering"},
-    "x = getattr(__import__('sys'), '_getframe')\n": {"frame access"},
+    "x = getattr(__import__('sys'), '_getframe')\n": {"frame access", "dynamic import"},
     "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame\n": {"frame access"},
 }
 
@@ -413,3 +413,109 @@ def test_scan_matches_the_reference_on_the_construct_not_the_line_touched() -> N
     # a stub kept the `def`: filling its body is not defining a method
     stub = b"class V:\n    def __contains__(self, value):\n        raise NotImplementedError\n"
     assert scan_submission(1, {"m.py": ref}, {"m.py": stub}, set()).hits == []
+
+
+def test_evidence_is_the_plain_value_containers_without_order() -> None:
+    ev = feature_types.evidence
+    assert ev("m:f", "a") == ev("m:f", "a") != ev("m:f", "b")
+    assert ev("m:f", "a") != ev("m:g", "a") and ev("m:f", 1) != ev("m:f", True) != ev("m:f", "1")
+    assert ev("m:f", [1, 2]) == ev("m:f", [2, 1]) != ev("m:f", (1, 2))
+    assert ev("m:f", {"a": {1, 2}}) == ev("m:f", {"a": {2, 1}}) != ev("m:f", {"a": {1}})
+    assert ev("m:f", 0.1 + 0.2) == ev("m:f", 0.3)  # approx's tolerance, not the last digit
+
+    class Sub(str):
+        pass
+
+    # anything not plain data is its exact type only; a subclass is another type
+    assert feature_types.plain(Sub("a")) is None and ev("m:f", Sub("a")) != ev("m:f", "a")
+    assert feature_types.plain([object()]) is None
+
+
+def _graded_records(stream: bytes, statuses: dict[str, str]):  # type: ignore[no-untyped-def]
+    from taskfoundry.grading.models import EvaluationResult, TestResult
+
+    result = EvaluationResult(task_id="t", solution_branch="s", test_branches=["b"])
+    result.test_results = [TestResult(name=n, branch="b", status=s) for n, s in statuses.items()]
+    return result, guard.parse(stream)
+
+
+def test_f2p_pass_needs_the_reference_values_seen_before_the_end() -> None:
+    reference = {"t.a": ["m:f=1", "m:f=2"], "t.b": ["m:f=3"]}
+    stream = (
+        b'{"k": "start"}\n{"k": "values", "id": "t.a", "values": ["m:f=1"]}\n'
+        b'{"k": "values", "id": "t.a", "values": ["m:f=2", "m:f=9"]}\n{"k": "end"}\n'
+        # after the session: an atexit handler's records through the guard's own signer
+        b'{"k": "values", "id": "t.b", "values": ["m:f=3"]}\n'
+        b'{"k": "report", "id": "t.c", "when": "call", "outcome": "failed"}\n'
+    )
+    result, records = _graded_records(stream, {"t.a": "passed", "t.b": "passed", "t.c": "passed"})
+    assert records.ended and "t.b" not in records.values and "t.c" not in records.failed
+    guard.unproven(result, "b", records, reference)
+    status = {t.name: (t.status, (t.extra or {}).get("error_code")) for t in result.test_results}
+    assert status == {"t.a": ("passed", None), "t.b": ("failure", "unproven"), "t.c": ("passed", None)}
+    # where the reference's values reached the test's own code: exactly those, no more
+    claims = b'{"k": "direct", "id": "t.a", "values": ["m:f=1", "m:f=2"]}\n'
+    guess = b'{"k": "direct", "id": "t.a", "values": ["m:f=7"]}\n'
+    for extra, status in ((b"", "passed"), (guess, "failure")):
+        result, records = _graded_records(claims + extra, {"t.a": "passed"})
+        guard.unproven(result, "b", records, reference, {"t.a"})
+        assert [t.status for t in result.test_results] == [status]
+    # an alarm anywhere still counts (it can only fail the run)
+    assert guard.parse(stream + b'{"k": "forged", "count": 1, "sample": "x"}\n').alarms
+
+
+def test_an_empty_type_list_is_nothing_seen() -> None:
+    reference = {"t.a": {"m:f": ["builtins.str"]}}
+    stream = b'{"k": "report", "id": "t.a", "when": "call", "outcome": "passed", "types": {"m:f": []}}\n'
+    result, records = _graded_records(stream, {"t.a": "passed"})
+    guard.wrong_types(result, "b", records, reference)
+    assert [(t.status, (t.extra or {}).get("error_code")) for t in result.test_results] == [
+        ("failure", "type_unobserved")
+    ]
+
+
+SLUG_START = {
+    "pkg/__init__.py": b"",
+    "pkg/slug.py": b"from __future__ import annotations\n\n\ndef slugify(title: str) -> str:\n"
+    b'    """Doc."""\n    raise NotImplementedError("removed: implement this")\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(attacks.ATTACKS) - {"read_tests_from_disk"}))
+def test_scan_refuses_every_attack_on_the_grader(name: str) -> None:
+    """The Docker tests grade these with the scan's hits dropped (the layers after it are what
+    they show); the scan alone refuses each (reading the tests' files is stopped by their mode)."""
+    files = attacks.make(name, SLUG_START).files
+    assert scan_submission(1, files, SLUG_START, set()).hits, name
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        ('exec("x = 1")', "dynamic code"),
+        ("run = eval", "dynamic code"),
+        ('mod = __import__("os")', "dynamic import"),
+        ('import importlib\nmod = importlib.import_module("os")', "dynamic import"),
+        ("space = globals()", "namespace access"),
+        ("def f(o, n):\n    return getattr(o, n)", "computed attribute name"),
+        ('name = "_py" + "test"', "string-built name"),
+        ("import atexit\natexit.register(print)", "exit or signal handler"),
+        ('import base64\nbase64.b64decode(b"eA==")', "encoded payload"),
+    ],
+)
+def test_scan_refuses_what_only_an_attack_needs(code: str, rule: str) -> None:
+    start = {"pkg/m.py": b"def f():\n    raise NotImplementedError\n"}
+    submitted = {"pkg/m.py": start["pkg/m.py"] + code.encode() + b"\n"}
+    assert rule in [h.rule for h in scan_submission(1, submitted, start, set()).hits]
+    # the reference uses the same anywhere in the file: allowed wherever the submission does
+    reference = {"pkg/m.py": b"# the reference\n" + code.encode() + b"\n"}
+    assert scan_submission(1, submitted, start, set(), reference).hits == []
+
+
+def test_scan_leaves_ordinary_code_alone() -> None:
+    start = {"pkg/m.py": b"def f(o):\n    raise NotImplementedError\n"}
+    code = (
+        b'def f(o, sep="-"):\n    name = getattr(o, "name", "")\n    out = "%s%s" % (name, sep)\n'
+        b'    return out + "x" + ("a b" + "c d")\n'
+    )
+    assert scan_submission(1, {"pkg/m.py": code}, start, set()).hits == []

@@ -7,11 +7,14 @@ generator that appends an HMAC chain to each record and writes it to the pipe ro
 (its key lives only in the generator's suspended frame, which the audit hook below keeps
 submitted code from reaching). Records root cannot verify are forgeries.
 
-- each test phase's outcome, and the exact types the interface returned in it;
+- each test phase's outcome, and the exact types the interface returned in it and what it
+  returned (observations: the host compares them with the reference's, which never enter
+  the container; nothing here decides a pass);
 - `tamper`: pytest's, pluggy's and the builtins' functions are snapshotted and compared
   after collection, after every test and at the end;
-- `blocked`: an audit hook (it cannot be removed) refuses, whenever a submitted line is
-  anywhere on the calling stack (standard-library helpers in between do not hide it):
+- `blocked`: an audit hook (it cannot be removed) refuses, whenever submitted code (a
+  module the submission changed, or code in no module's namespace) is anywhere on the
+  calling stack (standard-library helpers in between do not hide it):
   frame access (sys._getframe, tb_frame, gi_frame, f_code...), gc referrers, trace
   hooks, code objects of the test modules, rewriting a function's code or defaults,
   ctypes and /proc; in threads other than the main one, frame access at all;
@@ -53,6 +56,7 @@ _FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_cod
 _SET_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _GRADER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "xdist", "pytest_timeout"})
 _WATCHED_MODULES = ("pytest", "_pytest", "pluggy", "junitparser")
+_CHUNK = 25  # observations a record carries (each under 150 bytes)
 Snapshot = MappingProxyType  # name -> (object id, code id, file of the code)
 
 
@@ -70,6 +74,7 @@ class State(NamedTuple):
     config: tuple[Any, ...]
     sent: set[str]  # changes reported once each
     own: int  # id of this module's globals: its frames are the grader's
+    recorder: int  # id of the types module's globals: it reads whom a value went to
 
 
 def signer(key: bytes, fd: int) -> Generator[None, str | None, None]:
@@ -104,10 +109,23 @@ def emit(_s: State | None = None, **record: Any) -> None:
 SEALED = "sealed"
 
 
+_MODULE_DICT: Any = vars(types.ModuleType)["__dict__"]  # a module's namespace, past its class
+
+
+def _module_globals(glob: dict[str, Any]) -> bool:
+    """Whether `glob` is the namespace of the module sys.modules holds under its name: code
+    exec'd into a dict of its own (no module, no __file__) is not."""
+    module = sys.modules.get(glob.get("__name__"))  # type: ignore[arg-type]
+    return isinstance(module, types.ModuleType) and _MODULE_DICT.__get__(module) is glob
+
+
 def _submitted_on_stack(frame: types.FrameType | None, _s: State | None = None) -> str | None:
-    """file:line of the nearest submitted line on the stack from `frame` outwards; None when
+    """file:line of the nearest submitted code on the stack from `frame` outwards; None when
     there is none; SEALED when a sealed standard-library frame (one that uses a frame and
-    hands none back) comes first. Reads only attributes that raise no audit event."""
+    hands none back) comes first. Submitted: any code running in a module the submission
+    changed, whatever its line numbers say (code compiled into it with lines renumbered is
+    the submission's too), and code running in no module's namespace (exec'd into a dict).
+    Reads only attributes that raise no audit event."""
     if _s is None:
         return None
     while frame is not None:
@@ -116,8 +134,10 @@ def _submitted_on_stack(frame: types.FrameType | None, _s: State | None = None) 
             pass  # the grader's own frames
         else:
             path, line = glob.get("__file__") or "", frame.f_lineno
-            if path in _s.files and (path, line) in _s.watch:
+            if path in _s.files:
                 return f"{path}:{line}"
+            if not _module_globals(glob):
+                return f"<code outside any module, {str(glob.get('__name__'))[:40]}>:{line}"
             if any(g == id(glob) and a <= line <= b for g, a, b in _s.seals):
                 return SEALED
         frame = frame.f_back
@@ -152,6 +172,8 @@ def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
         return  # the grader looking at its own stack
     main = threading.current_thread() is threading.main_thread()
     frame = sys._getframe(0)
+    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
+        return  # the recorder reading which code a returned value went to (it hands no frame on)
     where = _submitted_on_stack(frame, _s)
     if where == SEALED:
         return
@@ -271,7 +293,7 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
         protected=frozenset(config.get("protected", [])),
         seals=_seals(),
         signer=signer(key, fd),
-        types=types_module.Watch(),
+        types=types_module.Watch(frozenset(config.get("protected", []))),
         targets=types_module.targets,
         interface=tuple(config.get("interface", [])),
         modules=MappingProxyType(_module_state()),
@@ -279,6 +301,7 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
         config=(),
         sent=set(),
         own=id(globals()),
+        recorder=id(vars(types_module)),
     )
     next(state.signer)
     _rearm(state)
@@ -335,6 +358,10 @@ def pytest_runtest_logreport(report: Any, _s: State | None = None) -> None:
     assert _s is not None
     test = _junit_id(report.nodeid)
     seen = _s.types.take(test) if report.when == "call" else {}
+    values, direct = _s.types.take_values(test) if report.when == "call" else ([], [])
+    for kind, seen_values in (("values", values), ("direct", direct)):
+        for at in range(0, len(seen_values), _CHUNK):  # a record is cut at 3800 bytes: in pieces
+            emit(k=kind, id=test, values=seen_values[at : at + _CHUNK])
     emit(k="report", id=test, when=report.when, outcome=report.outcome, types=seen)
     if report.when == "teardown":
         check(report.nodeid)

@@ -9,11 +9,24 @@ name; containers of the built-in kinds name their elements' types too
 (`builtins.list[builtins.str]`), so an object that claims equality hides nowhere.
 
 Returns are seen with sys.monitoring (PY_RETURN on the functions' code objects): however
-a test imports or calls the function, its returns are seen.
+a test imports or calls the function, its returns are seen; a generator's yields and the
+type of what a function raises too (PY_YIELD, PY_UNWIND: observations only, the types stay
+the returns').
+
+Each return is also an observation (`evidence`): the function's name and a digest of the
+value's type and, for plain data (exact built-in scalars and containers of them), of the
+value itself, its containers read without order. The reference's observations per F2P test
+(those handed straight to the test file's code, or every one when none is) are recorded at
+package time and kept outside the container; a test passes at grading only if its run handed
+the test's code exactly those (or showed all of them: taskfoundry/kinds/feature/guard.py,
+`unproven`). Forging them takes knowing the hidden tests' values, not reaching the grader.
+Which code a value went to is read from the caller's frame (the guard lets this module's own
+frame reads through).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -25,6 +38,8 @@ TOOLS = (4, 3, 5)  # sys.monitoring tool ids (0 debugger, 1 coverage, 2 profiler
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 _MAX_ITEMS = 50
 _MAX_DEPTH = 3
+_SCALARS = (str, bytes, int, bool, type(None))
+_MAX_PLAIN = 10_000  # elements of a container read for its value; more: its type only
 
 
 def describe(value: Any, depth: int = 0) -> str:
@@ -40,6 +55,39 @@ def describe(value: Any, depth: int = 0) -> str:
         return f"{name}[{'|'.join(keys)}:{'|'.join(values)}]"
     inner = sorted({describe(v, depth + 1) for v in list(value)[:_MAX_ITEMS]})
     return f"{name}[{'|'.join(inner)}]"
+
+
+def plain(value: Any, depth: int = 0) -> str | None:
+    """A text of plain data, the same for equal values (containers without order: an
+    implementation may build them differently); None for anything else. Calls no code of
+    the value's (exact types only)."""
+    kind = type(value)
+    if kind is float:
+        return f"float:{value:.6g}"  # the tests' approx tolerates the last digits
+    if kind in _SCALARS:
+        try:
+            return f"{kind.__name__}:{value!r}"
+        except ValueError:  # an int past the digit limit
+            return None
+    if kind not in _CONTAINERS or depth >= _MAX_DEPTH:
+        return None
+    items = list(dict.items(value)) if kind is dict else [(v, None) for v in list(value)]
+    if len(items) > _MAX_PLAIN:
+        return None
+    parts = []
+    for key, item in items:
+        left = plain(key, depth + 1)
+        right = plain(item, depth + 1) if kind is dict else ""
+        if left is None or right is None:
+            return None
+        parts.append(f"{left}:{right}" if kind is dict else left)
+    return f"{kind.__name__}[{','.join(sorted(parts))}]"
+
+
+def evidence(name: str, value: Any) -> str:
+    """One observation: `module:function=digest` of the returned value's type and plain value."""
+    text = f"{describe(value)}\0{plain(value) or ''}"
+    return f"{name}={hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:20]}"
 
 
 def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
@@ -71,9 +119,12 @@ def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
 class Watch:
     """Every return of the target code objects, by the test running at the time."""
 
-    def __init__(self) -> None:
+    def __init__(self, tests: frozenset[str] = frozenset()) -> None:
         self.current = ""
         self.seen: dict[str, dict[str, set[str]]] = {}
+        self.values: dict[str, set[str]] = {}  # test -> evidence of every return
+        self.direct: dict[str, set[str]] = {}  # test -> evidence of values handed to `tests`
+        self.tests = tests  # the F2P files, absolute: a value handed to their code is `direct`
         self.names: dict[types.CodeType, str] = {}
 
     def start(self, names: dict[types.CodeType, str]) -> None:
@@ -86,22 +137,60 @@ class Watch:
             return  # nothing seen: the host reports the tests `type_unobserved`
         mon.use_tool_id(tool, "tf_feature_types")
         mon.register_callback(tool, mon.events.PY_RETURN, self._returned)
+        mon.register_callback(tool, mon.events.PY_YIELD, self._yielded)
+        mon.register_callback(tool, mon.events.PY_UNWIND, self._unwound)
         for code in names:
-            mon.set_local_events(tool, code, mon.events.PY_RETURN)
+            mon.set_local_events(tool, code, mon.events.PY_RETURN | mon.events.PY_YIELD)
+        mon.set_events(tool, mon.events.PY_UNWIND)  # not a local event: filtered by code below
 
     def _returned(self, code: types.CodeType, offset: int, value: Any) -> None:
         name = self.names.get(code)
         if name and self.current:
             self.seen.setdefault(self.current, {}).setdefault(name, set()).add(describe(value))
+            self._observed(code, evidence(name, value))
+
+    def _yielded(self, code: types.CodeType, offset: int, value: Any) -> None:
+        """A generator's output is what it yields (its return is None at the end)."""
+        name = self.names.get(code)
+        if name and self.current:
+            self._observed(code, evidence(f"{name}>", value))
+
+    def _unwound(self, code: types.CodeType, offset: int, exc: BaseException) -> None:
+        """A test of what a function raises has that for its output: the exception's exact
+        type (a generator closed early is no output: when that happens is the caller's)."""
+        name = self.names.get(code)
+        if name and self.current and type(exc) not in (GeneratorExit, StopIteration):
+            self._observed(code, evidence(f"{name}!", exc))
+
+    def _observed(self, code: types.CodeType, seen: str) -> None:
+        self.values.setdefault(self.current, set()).add(seen)
+        if self.tests and _caller_file(code) in self.tests:
+            self.direct.setdefault(self.current, set()).add(seen)
 
     def take(self, test: str) -> dict[str, list[str]]:
         return {k: sorted(v) for k, v in self.seen.pop(test, {}).items()}
 
+    def take_values(self, test: str) -> tuple[list[str], list[str]]:
+        """(every observation in `test`, those handed to the test files' own code)."""
+        return sorted(self.values.pop(test, set())), sorted(self.direct.pop(test, set()))
+
+
+def _caller_file(code: types.CodeType) -> str:
+    """The file of the code the returning (or yielding) function hands its value to, that is
+    its caller or whoever resumed it."""
+    frame: Any = sys._getframe(1)
+    while frame is not None and frame.f_code is not code:  # the returning frame
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    return os.path.abspath(caller.f_code.co_filename) if caller is not None else ""
+
 
 # ---- the recording plugin (validation) -----------------------------------------------------
 _RECORD = os.environ.get("TF_TYPES_RECORD", "")
-_WATCH = Watch()
+_VALUES = os.environ.get("TF_VALUES_RECORD", "")
+_WATCH = Watch(frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
 _RECORDED: dict[str, dict[str, list[str]]] = {}
+_REQUIRED: dict[str, dict[str, Any]] = {}  # test -> {"direct": bool, "values": [...]}
 
 
 def junit_id(nodeid: str) -> str:
@@ -121,12 +210,19 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 
 def pytest_runtest_logreport(report: Any) -> None:
     if report.when == "call":
-        seen = _WATCH.take(junit_id(report.nodeid))
+        test = junit_id(report.nodeid)
+        seen, (values, direct) = _WATCH.take(test), _WATCH.take_values(test)
         if seen and report.outcome == "passed":
-            _RECORDED[junit_id(report.nodeid)] = seen
+            _RECORDED[test] = seen
+        if values and report.outcome == "passed":
+            # what a run of the test must show: what reached its own code, else everything
+            _REQUIRED[test] = {"direct": bool(direct), "values": direct or values}
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     if _RECORD:
         with open(_RECORD, "w", encoding="utf-8") as out:
             json.dump(_RECORDED, out)
+    if _VALUES:
+        with open(_VALUES, "w", encoding="utf-8") as out:
+            json.dump(_REQUIRED, out)

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from taskfoundry.kinds.feature import attacks_verdict
 from taskfoundry.kinds.feature.extract import STUB
 
 _ORACLE = """
@@ -278,6 +279,7 @@ _EXTRA = {
     "stdlib_shadow_argparse": {"argparse.py": _STDLIB_SHADOW, "_tf_force.py": _FORCE},
     "stdlib_shadow_json": {"json.py": _STDLIB_SHADOW, "_tf_force.py": _FORCE},
 }
+_HELPERS |= attacks_verdict.HELPERS
 ATTACKS = sorted([*_HELPERS, *_EXTRA])
 
 

@@ -17,6 +17,11 @@ pytest from inside: before anything runs, the lines the submission added are rea
 sys.modules/builtins: `forbidden_code`); while it runs, a root-owned plugin records every
 outcome outside the process and watches pytest's machinery (`guard.py`:
 `grader_tampering`, `incomplete_run`, `guard_unrecorded`).
+
+None of that is where an F2P test's pass is decided: everything the test process sends may
+be forged by the code it imports. An F2P test passes only if its run showed every value the
+reference returned in it (`task.return_values`, recorded at package time, never in the
+container), compared here, on the host, where no submitted code runs (`guard.unproven`).
 """
 
 from __future__ import annotations
@@ -179,6 +184,7 @@ def _run(
     if config.isolate:
         guard.unrecorded(result, branch, records)
         guard.wrong_types(result, branch, records, task.return_types)
+        guard.unproven(result, branch, records, task.return_values, set(task.values_direct))
 
 
 def _hide(task: FeatureTaskYaml) -> str:

@@ -13,13 +13,22 @@ verifies in STREAM, in a directory only root can read. Here that stream decides:
   (`guard_unrecorded`): a report rewritten after the fact does not count;
 - an F2P test in which the interface returned a type the reference never returned there
   (a subclass is another type): `failure` (`wrong_type`); one in which it returned
-  nothing the guard could see, where the reference did: `failure` (`type_unobserved`).
+  nothing the guard could see, where the reference did: `failure` (`type_unobserved`);
+- an F2P test whose run did not show every value the reference returned in it (recorded at
+  package time, held here, never in the container; where those reached the test's own code,
+  exactly those and no more): `failure` (`unproven`).
+
+The last decides: the stream comes from the process the submission runs in, so everything
+in it may be forged (its key is in that process); what it cannot forge without the hidden
+tests' answers is the reference's values. Records after the session's `end` (atexit
+handlers, timers, signals) are not read at all.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +43,7 @@ STREAM = f"{OUT_DIR}/stream.jsonl"
 CONFIG = f"{GUARD_DIR}/config.json"
 PREPARE = f"mkdir -m 0700 {GUARD_DIR} && mkdir -m 0700 {OUT_DIR}"
 STREAM_CAP = 16 * 1024 * 1024
+_ALARMS = ("blocked", "tamper", "forged")  # they can only fail a run: read wherever they are
 _ASSETS = {
     "feature_guard_run.py": "run.py",
     "feature_boot.py": "boot.py",
@@ -80,6 +90,8 @@ class Records:
     failed: set[str] = field(default_factory=set)
     alarms: list[str] = field(default_factory=list)  # blocked, tamper and forged records, described
     types: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # test -> function -> types
+    values: dict[str, set[str]] = field(default_factory=dict)  # test -> observations (evidence)
+    direct: dict[str, set[str]] = field(default_factory=dict)  # test -> those reaching its code
     ended: bool = False
     started: bool = False
 
@@ -94,7 +106,9 @@ class Records:
         return None
 
 
-def parse(data: bytes | None) -> Records:
+def parse(data: bytes | None, until_end: bool = True) -> Records:
+    """The records of a run; past the session's `end` only alarms (`until_end=False`, reading
+    all, is how its tests show what the cut stops)."""
     records = Records()
     for line in (data or b"").decode(errors="replace").splitlines():
         try:
@@ -104,7 +118,13 @@ def parse(data: bytes | None) -> Records:
         if not isinstance(rec, dict):
             continue
         kind = rec.get("k")
-        if kind == "report" and isinstance(rec.get("id"), str):
+        if records.ended and until_end and kind not in _ALARMS:
+            continue  # what runs after pytest's session (atexit, timers, signals) passes nothing
+        listed = isinstance(rec.get("id"), str) and isinstance(rec.get("values"), list)
+        if kind in ("values", "direct") and listed:
+            seen = records.values if kind == "values" else records.direct
+            seen.setdefault(rec["id"], set()).update(v for v in rec["values"] if isinstance(v, str))
+        elif kind == "report" and isinstance(rec.get("id"), str):
             outcome, test = rec.get("outcome"), rec["id"]
             if outcome == "passed" and rec.get("when") == "call":
                 records.passed.add(test)
@@ -165,7 +185,8 @@ def wrong_types(
     for test in result.test_results:
         if test.branch != branch or test.status != "passed" or test.name not in reference:
             continue
-        seen = records.types.get(test.name, {})
+        # an empty list is nothing seen, not "never wrong"
+        seen = {f: t for f, t in records.types.get(test.name, {}).items() if t}
         wrong = {f: sorted(set(t) - _allowed(reference, test.name, f)) for f, t in seen.items()}
         wrong = {f: t for f, t in wrong.items() if t}
         # the submission may reach a function another way than the reference: only a test in
@@ -177,3 +198,30 @@ def wrong_types(
         elif missing:
             message = f"no return the grader could see from {', '.join(missing)}"
             test.status, test.extra = "failure", {"error_code": "type_unobserved", "message": message}
+
+
+def unproven(
+    result: EvaluationResult,
+    branch: str,
+    records: Records,
+    reference: dict[str, list[str]],
+    direct: Collection[str] = (),
+) -> None:
+    """A passed F2P test whose run did not show every value the reference returned in it
+    becomes a failure, whatever the run reported (a test not run shows none). In a test of
+    `direct` (the reference's values are those that reached the test's own code), the run
+    must have handed the test's code exactly those: a forger claiming every guess shows more."""
+    for test in result.test_results:
+        required = reference.get(test.name) if test.branch == branch and test.status == "passed" else None
+        if not required:
+            continue
+        if test.name in direct:  # missing, or claimed besides
+            differ = set(required) ^ records.direct.get(test.name, set())
+        else:
+            differ = set(required) - records.values.get(test.name, set())
+        if differ:
+            test.status = "failure"
+            test.extra = {
+                "error_code": "unproven",
+                "message": f"{len(differ)} values unlike the {len(required)} the reference returned here",
+            }

@@ -237,6 +237,8 @@ def _write_task(
         test_command=command,
         test_timeout=test_timeout,
         return_types=task.return_types,
+        return_values=task.return_values,
+        values_direct=task.values_direct,
     )
     key = branch_key(BRANCH)
     tests = TestsJson(branches={key: Branch(tests=[*task.f2p, *task.p2p])})

@@ -83,6 +83,9 @@ class ValidatedTask(BaseModel):
     p2p: list[str]  # JUnit ids: pass on both
     # F2P test -> tested function -> the exact types the reference returned there
     return_types: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    # F2P test -> what grading must observe its run return (assets/feature_types.py: evidence)
+    return_values: dict[str, list[str]] = Field(default_factory=dict)
+    values_direct: list[str] = Field(default_factory=list)  # F2P tests whose values reached their code
 
 
 class VerdictStage(BaseModel):

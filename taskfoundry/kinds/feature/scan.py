@@ -93,6 +93,71 @@ _STRINGS = {
 }
 
 
+# what the reference's own code seldom needs and an attack on the grader always does: running
+# code made at run time, imports by computed name, another module's namespace, names built
+# from pieces, payloads decoded at run time, handlers that run outside any test (issue 56).
+# Allowed in a file whose reference uses the same rule anywhere (`CAPABILITIES`).
+_CALLS = {
+    "exec": "dynamic code",
+    "eval": "dynamic code",
+    "compile": "dynamic code",
+    "__import__": "dynamic import",
+    "globals": "namespace access",
+    "vars": "namespace access",
+    "breakpoint": "dynamic code",
+}
+_NAMED_BY_ARG = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+_CAPABILITY_ATTRS = {
+    ("importlib", "import_module"): "dynamic import",
+    ("importlib", "__import__"): "dynamic import",
+    ("atexit", "register"): "exit or signal handler",
+    ("signal", "signal"): "exit or signal handler",
+    ("signal", "setitimer"): "exit or signal handler",
+    ("signal", "raise_signal"): "exit or signal handler",
+    ("base64", "b64decode"): "encoded payload",
+    ("base64", "b85decode"): "encoded payload",
+    ("base64", "a85decode"): "encoded payload",
+    ("base64", "b32decode"): "encoded payload",
+    ("codecs", "decode"): "encoded payload",
+    ("zlib", "decompress"): "encoded payload",
+    ("marshal", "loads"): "encoded payload",
+    ("pickle", "loads"): "encoded payload",
+    ("bytes", "fromhex"): "encoded payload",
+}
+CAPABILITIES = frozenset(
+    {*_CALLS.values(), *_CAPABILITY_ATTRS.values(), "computed attribute name", "string-built name"}
+)
+
+
+def _capability(node: ast.AST, aliases: Mapping[str, str]) -> str | None:
+    """The capability rule `node` falls under, if any."""
+    if isinstance(node, ast.Name) and node.id in _CALLS and isinstance(node.ctx, ast.Load):
+        return _CALLS[node.id]  # called or handed on
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _NAMED_BY_ARG:
+        name = node.args[1] if len(node.args) > 1 else None
+        if name is not None and not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return "computed attribute name"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _literal(node):
+        return "string-built name"
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        module = aliases.get(head.split(".")[0], head.split(".")[0]) if head else ""
+        return _CAPABILITY_ATTRS.get((module, node.attr))
+    return None
+
+
+def _literal(node: ast.expr) -> bool:
+    """Text made only of string constants ("_py" + "test"): a name spelled so no scan reads it."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and _token(node.value)
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add)
+        and _literal(node.left)
+        and _literal(node.right)
+    )
+
+
 # comparison and truth methods: a value that defines them can claim to equal anything
 DUNDERS = frozenset(
     {
@@ -181,6 +246,9 @@ def _nodes(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
                 if rule:
                     yield node, rule
     for node in ast.walk(tree):
+        capability = _capability(node, aliases)
+        if capability:
+            yield node, capability
         if isinstance(node, ast.Attribute):
             head = _dotted(node.value)
             module = aliases.get(head.split(".")[0], head.split(".")[0]) if head else ""
@@ -293,7 +361,8 @@ def scan_submission(
         found = scan_source(rel, text, lines)
         if found and reference and rel in reference:
             allowed = _reference_hits({rel: reference[rel]})
-            found = [h for h in found if (h.path, h.rule, h.anchor) not in allowed]
+            used = {rule for _, rule, _ in allowed if rule in CAPABILITIES}  # anywhere in the file
+            found = [h for h in found if (h.path, h.rule, h.anchor) not in allowed and h.rule not in used]
         hits += found
         offset = (old + SEPARATOR).count("\n") if level == 2 and old is not None else 0
         watch[rel] = sorted(n + offset for n in lines)

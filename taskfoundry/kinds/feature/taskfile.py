@@ -28,3 +28,13 @@ class FeatureTaskYaml(TaskYaml):
         default_factory=dict,
         description="F2P test -> tested function -> the exact types the reference returned there",
     )
+    return_values: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="F2P test -> digests of what the reference returned there (to the test's code, "
+        "else anywhere): its run must show every one, or the test fails however it reports",
+    )
+    values_direct: list[str] = Field(
+        default_factory=list,
+        description="F2P tests whose return_values are what reached the test's own code: its run "
+        "must hand that code exactly these, no more (a run cannot claim every guess)",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import docker
 
@@ -82,6 +83,7 @@ def validate_one(
         recording = types_recorder(box, cand)
         on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=recording)
         types = recorded_types(box)
+        values = recorded_values(box)
     if not on_reference:
         return None, f"reference_run_failed: {tail[-800:]}"
     ref = {c.junit: c.status for c in on_reference}
@@ -103,7 +105,18 @@ def validate_one(
     if cand.removed_lines <= cfg.min_removed_lines:
         return None, f"too_few_removed_lines: {cand.removed_lines} (needs > {cfg.min_removed_lines})"
     kept = {test: types[test] for test in f2p if test in types}
-    return ValidatedTask(candidate=cand, f2p=f2p, p2p=p2p, return_types=kept), ""
+    evidence = {test: values[test]["values"] for test in f2p if values.get(test)}
+    direct = sorted(test for test in evidence if values[test]["direct"])
+    if not evidence:
+        # grading decides an F2P test's pass on the host from these: a task none of whose F2P
+        # tests left any would be decided by the run alone, which the submission can forge
+        return None, "unverifiable: no F2P test saw the interface return a value"
+    return (
+        ValidatedTask(
+            candidate=cand, f2p=f2p, p2p=p2p, return_types=kept, return_values=evidence, values_direct=direct
+        ),
+        "",
+    )
 
 
 def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
@@ -117,12 +130,24 @@ def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
         "PYTEST_PLUGINS": "tf_feature_types",
         "TF_TYPES_RECORD": f"{TYPES_DIR}/types.json",
         "TF_TYPES_TARGETS": json.dumps(typed_interface(cand.interface)),
+        "TF_VALUES_RECORD": f"{TYPES_DIR}/values.json",
+        "TF_VALUES_TESTS": json.dumps([cand.f2p_file]),
     }
 
 
 def recorded_types(box: DockerSandbox) -> dict[str, dict[str, list[str]]]:
+    return _recorded(box, "types.json")
+
+
+def recorded_values(box: DockerSandbox) -> dict[str, dict[str, Any]]:
+    """Test -> {"direct": whether these reached the test's own code, "values": what its run
+    must observe (assets/feature_types.py: `evidence`)}."""
+    return _recorded(box, "values.json")
+
+
+def _recorded(box: DockerSandbox, name: str) -> Any:
     try:
-        data = json.loads(box.get_file(f"{TYPES_DIR}/types.json"))
+        data = json.loads(box.get_file(f"{TYPES_DIR}/{name}"))
     except (FileNotFoundError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
