@@ -92,6 +92,11 @@ class ExplorerConfig(BaseModel):
         "and reused when the build resumes, so a worker running this public code cannot draw the "
         "suite's inputs; a number reproduces a build on purpose",
     )
+    no_logic: bool = Field(
+        True,
+        description="keep no probe a worker could replay without building anything: none a public "
+        "seed draws (public_probes), none whose outcome is the gold's --version or --help output",
+    )
     public_seeds: list[int] = Field(
         default_factory=lambda: [0, 1],
         description="the seeds an attacker would use (the public defaults): the replay dummy's "

@@ -163,7 +163,8 @@ class Explorer:
         data = runtime_data(sandbox)
         usages, corpus = self.prepare(data, repo, names, usage)
         self._corpus = corpus
-        public = public_probes(self.config, data, repo, names, usage, self.config.public_probes)
+        limit = self.config.public_probes if self.config.no_logic else 0
+        public = public_probes(self.config, data, repo, names, usage, limit)
         self._public = {probe_key(p) for p in public}
         self._public_argv = {p.args for p in public}
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -337,7 +338,7 @@ class Explorer:
             feature = _feature(probe, out)
             if not out.writable:
                 continue
-            if self._printer_like(probe, out):
+            if self.config.no_logic and self._printer_like(probe, out):
                 self.state.dummy_like += 1  # the version or help printer passes its test
                 continue
             if probe.origin != HARVESTED and probe_key(probe) in self._public:
