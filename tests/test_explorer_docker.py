@@ -136,7 +136,7 @@ def _explore_script(  # type: ignore[no-untyped-def]
         "batch": 12,
         "patience": 0,
         "min_tests": 0,
-        "public_probes": 0,
+        **NO_LOGIC_OFF,
         **cfg,
     }
     explorer = Explorer(
