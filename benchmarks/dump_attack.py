@@ -10,9 +10,7 @@ preload it into /workspace/executable; if that rebuilt a runnable copy of the go
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.summary import score_task
 from taskfoundry.grading.task import evaluate_task, load_task
+from taskfoundry.kinds.program.replay_attack import submission
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox, docker_client
@@ -39,16 +38,6 @@ def rebuild(image: str) -> bytes:
         res = box.exec(ATTACK, timeout=120, user="1000:1000")
         print(f"as worker: exit {res.exit_code}; the copy says: {res.stdout[:120]!r}")
         return box.get_file("/tmp/rebuilt") if res.ok else b""
-
-
-def submission(exe: bytes, dest: Path) -> Path:
-    script = b"#!/bin/sh\ncp rebuilt.bin executable && chmod +x executable\n"
-    with tarfile.open(dest, "w:gz") as tar:
-        for name, data, mode in (("rebuilt.bin", exe, 0o644), ("compile.sh", script, 0o755)):
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), mode
-            tar.addfile(info, io.BytesIO(data))
-    return dest
 
 
 def main(task_dir: Path) -> None:

@@ -19,7 +19,7 @@ from taskfoundry.kinds.program.results import (
     NoLogicReport,
 )
 from taskfoundry.kinds.program.settings import FilterConfig, FilterSettings
-from taskfoundry.kinds.program.testgen.replay import no_logic_dummies
+from taskfoundry.kinds.program.testgen.replay import ReplayTable, no_logic_dummies
 from taskfoundry.kinds.program.testgen.replay_record import load_replay
 from taskfoundry.models import CoverageReport, DropRecord
 
@@ -41,12 +41,13 @@ def filter_stage(
     """`require_kept`: a suite left with no test is no task (FilterError); the guided step's
     extra tests, filtered on their own, may all go."""
     usage = clean.usage.get("", "")
+    table = load_replay(gen.replay)  # the replay dummy's table (testgen.replay), read once
     total = {f: set(c.covered) | set(c.missed) for f, c in gen.coverage.files.items()}
     pre = pre_dropped(lint, settings.filter)
     recall = {"recall": sorted(lint.recall), "recall_in_resolve": settings.filter.recall_in_resolve}
     try:
         grader = Grader.load(client, clean.image, gen.suite, _harness(settings.harness, len(gen.tests)))
-        res = run_filter(grader, gen.tests, usage, settings.filter, pre, no_logic_of(gen, settings.filter))
+        res = run_filter(grader, gen.tests, usage, settings.filter, pre, no_logic_of(table, settings.filter))
     except SandboxError as exc:  # infrastructure, not a verdict: mark the branch, not its tests
         log.error("filter of %s failed: %s", gen.branch, exc)
         return FilterStage(
@@ -74,24 +75,24 @@ def filter_stage(
         dropped=res.dropped,
         dummy_pass_rate=res.dummy_pass_rate,
         coverage=CoverageReport.from_lines(covered, total),
-        no_logic=no_logic_report(res.passes, len(gen.tests), len(res.kept), gen),
+        no_logic=no_logic_report(res.passes, len(gen.tests), len(res.kept), table),
         **recall,
     )
 
 
-def no_logic_of(gen: GenerateStage, config: FilterConfig) -> dict[str, bytes]:
+def no_logic_of(table: ReplayTable | None, config: FilterConfig) -> dict[str, bytes]:
     """The no-logic dummies of this program the config asks for (testgen.replay)."""
-    table = load_replay(gen.replay)
     if table is None:
         return {}
     return {name: code for name, code in no_logic_dummies(table).items() if name in config.no_logic}
 
 
-def no_logic_report(passes: dict[str, int], generated: int, kept: int, gen: GenerateStage) -> NoLogicReport:
+def no_logic_report(
+    passes: dict[str, int], generated: int, kept: int, table: ReplayTable | None
+) -> NoLogicReport:
     """What the no-logic submissions passed of the suite before the filter; after it, by
     construction, none of the kept tests (benchmarks/replay_attack.py measures an attacker's
     own, larger table on a packaged task)."""
-    table = load_replay(gen.replay)
     rates = {name: round(n / generated, 4) if generated else 0.0 for name, n in passes.items()}
     return NoLogicReport(
         public_probes=table.probes if table else 0,
