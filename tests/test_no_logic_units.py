@@ -10,8 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.settings import ExplorerConfig
-from taskfoundry.kinds.program.testgen.explorer import Explorer, has_data, other_data
+from taskfoundry.kinds.program.testgen.explorer import (
+    Explorer,
+    Kept,
+    _gold_answers_all_alike,
+    has_data,
+    other_data,
+)
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe, RunnerJob
 from taskfoundry.kinds.program.testgen.replay import no_logic_dummies, probe_key, render_replay, replay_table
 from taskfoundry.pipeline.secret import build_seed, seed_tag
@@ -140,3 +149,15 @@ def test_a_public_probe_that_reaches_new_lines_is_asked_again_with_secret_data()
     assert any(dict(d.files)[d.args[3]] == "secret text\n" for d in duals)
     defended._absorb(duals[:1], [OUTCOMES[2]])  # the dual reaches the lines the public probe did
     assert [k.probe for k in defended.state.kept] == duals[:1]
+
+
+def _kept(n: int) -> list[Kept]:
+    out = Outcome(exit_code=1, stdout="", stderr="no such device", timed_out=False, truncated=False, files={})
+    return [Kept(Probe(args=(f"-{i}",)), out, "f") for i in range(n)]
+
+
+def test_one_kept_probe_is_not_a_gold_that_answers_all_alike(tmp_path: Path) -> None:
+    # asahi-nvram: one probe left after the gold's re-runs was reported as "all 1 alike"
+    _gold_answers_all_alike(_kept(1), explored=9, log_path=tmp_path / "log")
+    with pytest.raises(GenerationError, match="answered all 5 kept probes alike"):
+        _gold_answers_all_alike(_kept(5), explored=9, log_path=tmp_path / "log")

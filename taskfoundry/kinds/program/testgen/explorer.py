@@ -105,9 +105,10 @@ def _gold_answers_all_alike(kept: list[Kept], explored: int, log_path: Path) -> 
     """A gold that gives every kept probe one outcome, where the coverage build gave many, does
     not run the program: ansible-lint's zipapp found no `ansible` on PATH and answered all 23
     "Failed to find runtime dependency", while its coverage venv linted. Such a suite tests an
-    error message alone."""
+    error message alone. Fewer than ALIKE kept probes say nothing of the kind: asahi-nvram kept
+    one after the gold's re-runs, and "all 1 alike" named a cause that was not there."""
     outcomes = {repr(k.outcome.signature) for k in kept}
-    if len(outcomes) == 1 and explored >= ALIKE:
+    if len(outcomes) == 1 and len(kept) >= ALIKE and explored >= ALIKE:
         out = kept[0].outcome
         said = (out.stderr or out.stdout or "")[:300]
         raise GenerationError(
