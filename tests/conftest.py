@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,6 +105,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("docker"):
             item.add_marker(skip)
+
+
+# Every run keeps each test's phase times (set-up, call, teardown) and the worker that ran it in
+# out/test-times/phases.jsonl, for benchmarks/test_times.py: where the suite's time goes. Only the
+# controller writes (xdist hands it every worker's reports).
+PHASES = ROOT / "out" / "test-times" / "phases.jsonl"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        PHASES.parent.mkdir(parents=True, exist_ok=True)
+        PHASES.write_text("")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    row = {"nodeid": report.nodeid, "when": report.when, "seconds": round(report.duration, 3)}
+    row["worker"] = getattr(report, "node", None) and report.node.gateway.id  # type: ignore[attr-defined]
+    row["outcome"] = report.outcome
+    with PHASES.open("a") as out:
+        out.write(json.dumps(row) + "\n")
 
 
 @pytest.fixture(scope="session")
