@@ -220,3 +220,40 @@ def test_a_value_changed_at_module_level_is_copied_with_its_changes(tmp_path: Pa
     namespace: dict[str, object] = {}
     exec(compile(candidate.module, "candidate.py", "exec"), namespace)  # noqa: S102 - our own snippet
     assert namespace["TABLE"] == {"a": 1, "b": 2}
+
+
+def _explore(fdir: Path, seed: int) -> list[object]:
+    import json
+    import subprocess
+    import sys
+
+    from taskfoundry.assets import asset
+    from taskfoundry.kinds.function.runner import RUNNER_FILES, runner_config
+
+    runner = fdir.parent.parent / "runner"
+    runner.mkdir(exist_ok=True)
+    for name in RUNNER_FILES:
+        (runner / name).write_bytes(asset(f"function/{name}"))
+    cfg = runner_config(FunctionConfig(seed=seed, rounds=1, examples=30))
+    (fdir.parent / "config.json").write_text(json.dumps(cfg))
+    subprocess.run([sys.executable, str(runner / "fn_runner.py"), "explore", str(fdir)], check=True)
+    return [case["inputs"] for case in json.loads((fdir / "explore.json").read_text())["cases"]]
+
+
+def test_the_hypothesis_inputs_come_from_the_builds_seed(pyfuncs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rounds' seeds are the build's secret seed + 1, ...: a worker who runs fn_runner with
+    the public defaults (seed 0) draws other inputs than the hidden cases'; the same seed draws
+    the same ones (a build reproduced with --seed)."""
+    import json
+
+    from taskfoundry.kinds.function.cases import spec_of
+
+    _, candidates = pyfuncs
+    clamp = candidates["clamp"]
+    fdir = tmp_path / "fns" / "clamp"
+    fdir.mkdir(parents=True)
+    (fdir / "spec.json").write_text(json.dumps(spec_of(clamp)))
+    (fdir / "candidate.py").write_text(clamp.module)
+    public, secret, again = _explore(fdir, 0), _explore(fdir, 8442897144), _explore(fdir, 8442897144)
+    assert secret == again
+    assert public and secret and public != secret

@@ -161,3 +161,20 @@ def test_one_kept_probe_is_not_a_gold_that_answers_all_alike(tmp_path: Path) -> 
     _gold_answers_all_alike(_kept(1), explored=9, log_path=tmp_path / "log")
     with pytest.raises(GenerationError, match="answered all 5 kept probes alike"):
         _gold_answers_all_alike(_kept(5), explored=9, log_path=tmp_path / "log")
+
+
+def test_a_build_gives_its_secret_seed_to_the_explorer_and_the_function_kind(tmp_path: Path) -> None:
+    from taskfoundry.config import Config
+    from taskfoundry.flows.build import with_build_seed
+    from taskfoundry.pipeline.results import SourceResult
+
+    src = SourceResult(
+        path=tmp_path, owner="o", repo="r", commit="0" * 40, source="x", task_id="o__r.1234567"
+    )
+    config = with_build_seed(Config(out=tmp_path / "out"), src)
+    seed = build_seed(config.work_dir, src.task_id)
+    assert config.explorer.seed == seed and config.function.seed == seed
+    chosen = Config.model_validate(
+        {"out": str(tmp_path / "out"), "explorer": {"seed": 7}, "function": {"seed": 9}}
+    )
+    assert (with_build_seed(chosen, src).explorer.seed, with_build_seed(chosen, src).function.seed) == (7, 9)

@@ -197,7 +197,7 @@ def explore(fdir, cfg):
     strats = strategies(fn, spec)
     rounds = 0
     for rounds in range(1, cfg["rounds"] + 1):  # noqa: B007 - reported
-        probe = seed(rounds)(
+        probe = seed(cfg.get("seed", 0) + rounds)(
             settings(
                 max_examples=cfg["examples"],
                 database=None,

@@ -127,6 +127,7 @@ def package_stage(
             reports: dict[str, Any] = {
                 "yield.json": table.model_dump(mode="json"),
                 "functions.json": functions,
+                "secret.json": {"hypothesis_seed": settings.function.seed},
             }
             dirs.append(_task(src, candidates[v.qualname], v, start.image, settings, stage_seconds, reports))
     log.info("%s: %d function tasks", src.task_id, len(dirs))

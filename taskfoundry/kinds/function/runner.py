@@ -26,6 +26,7 @@ def runner_config(cfg: FunctionConfig) -> dict[str, Any]:
     return {
         "max_cases": cfg.max_cases,
         "rounds": cfg.rounds,
+        "seed": cfg.seed or 0,
         "examples": cfg.examples,
         "call_timeout": cfg.call_timeout,
         "budget": cfg.budget,

@@ -19,6 +19,12 @@ class FunctionConfig(BaseModel):
     max_complexity: int = Field(10, description="highest cyclomatic complexity kept (Code2Bench: 10)")
     max_cases: int = Field(500, description="cases kept per function at most (Code2Bench: ~500)")
     rounds: int = Field(8, description="hypothesis rounds (one seed each) while branches stay unreached")
+    seed: int | None = Field(
+        None,
+        description="the rounds' seeds are seed+1, seed+2, ...; None (the default): the build's secret "
+        "seed (kept in the task's hidden reports/secret.json), so a worker who runs this project's "
+        "code cannot draw the hidden cases' inputs; set it to reproduce a build",
+    )
     examples: int = Field(100, description="inputs hypothesis draws per round")
     call_timeout: float = Field(1.0, description="seconds one call of the reference may run")
     budget: float = Field(20.0, description="seconds of input generation per function")
