@@ -469,3 +469,23 @@ def test_a_slow_program_s_mutants_get_the_time_its_tests_give_a_call(tmp_path: P
     assert _for_slow(settings, 20.0).mutation.program_timeout == 40.0  # the tests' timeout=40
     assert settings.mutation.program_timeout == 5  # the caller's settings stay
     assert _for_slow(settings, 2.0).mutation.program_timeout == 5  # never shorter
+
+
+def test_a_pool_a_few_mutants_larger_gives_nearly_the_same_sample(tmp_path: Path) -> None:
+    """Two builds' suites cover nearly the same lines: their samples must nearly agree, or their
+    mutation scores do not compare (a random.sample of a pool one larger is another sample)."""
+    import random
+
+    (tmp_path / "x.c").write_bytes(C_SOURCE)
+    every = {"t.a": {"x.c": list(range(1, 40))}}
+    pool = plan(tmp_path, ["t.a"], every, OPERATORS, budget=10_000, seed=0)[1]
+    fewer = {"t.a": {"x.c": [n for n in range(1, 40) if n != 9]}}
+    budget = pool // 2
+    full = {p.mutant.id for p in plan(tmp_path, ["t.a"], every, OPERATORS, budget=budget, seed=0)[0]}
+    less = {p.mutant.id for p in plan(tmp_path, ["t.a"], fewer, OPERATORS, budget=budget, seed=0)[0]}
+    assert len(full & less) >= budget - 3
+    # the defence off: random.sample of the two pools shares about half
+    mutants = [m for m in mutants_of("x.c", C_SOURCE) if m.line < 40]
+    a = {m.id for m in random.Random(0).sample(mutants, budget)}
+    b = {m.id for m in random.Random(0).sample([m for m in mutants if m.line != 9], budget)}
+    assert len(a & b) < len(full & less)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +61,18 @@ def plan(
     rebuilds touch one file after another), and how many there were to choose from."""
     by_line = tests_by_line(kept, per_test_lines)
     pool = candidates(repo, by_line, operators)
-    chosen = random.Random(seed).sample(pool, min(budget, len(pool)))
+    chosen = consistent_sample(pool, budget, seed)
     chosen.sort(key=lambda m: (m.file, m.start, m.end, m.replacement))
     return [Planned(m, tuple(by_line[m.file][m.line])) for m in chosen], len(pool)
+
+
+def consistent_sample(pool: list[Mutant], budget: int, seed: int) -> list[Mutant]:
+    """The `budget` mutants whose seeded digests are smallest. A mutant is chosen or not by its
+    own identity, so two builds whose suites cover nearly the same lines analyse nearly the same
+    mutants and their scores compare: a `random.sample` of a pool one mutant larger is another
+    sample (csvq's builds with 1,256 and 1,262 candidates shared 76 of 200, and their scores
+    differed by 7 points on suites within one point of line coverage)."""
+    return sorted(pool, key=lambda m: hashlib.sha256(f"{seed}:{m.id}".encode()).digest())[:budget]
 
 
 def source_path(repo: Path, file: str) -> Path:
