@@ -178,3 +178,35 @@ def test_a_build_gives_its_secret_seed_to_the_explorer_and_the_function_kind(tmp
         {"out": str(tmp_path / "out"), "explorer": {"seed": 7}, "function": {"seed": 9}}
     )
     assert (with_build_seed(chosen, src).explorer.seed, with_build_seed(chosen, src).function.seed) == (7, 9)
+
+
+def test_a_public_candidate_is_not_run_its_dual_with_secret_data_is() -> None:
+    public = Probe(("-w", "80", "in.txt"), files=(("in.txt", "1 2\n"),))
+    fixed = Probe(("--version",))  # nothing in it to draw again: not run at all
+    other = Probe(("-w", "7", "x.txt"), files=(("x.txt", "3\n"),))
+    explorer = _explorer([public, fixed])
+    explorer._corpus.texts = ["secret text\n"]
+    ran = list(explorer._with_duals(iter([public, fixed, other])))
+    assert len(ran) == 2 and ran[1] == other and explorer.state.public_like == 2
+    (dual,) = ran[:1]
+    assert dual.origin == "dual" and probe_key(dual) != probe_key(public) and dual.args[2] != "in.txt"
+    assert dict(dual.files)[dual.args[2]] == "secret text\n"
+    undefended = _explorer([])
+    assert list(undefended._with_duals(iter([public, fixed, other]))) == [public, fixed, other]
+
+
+def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
+    explorer = _explorer([])
+    version = _out("tool 1.0\n")
+    explorer._absorb([Probe(("--version",))], [version])
+    runs = [Probe(("count", "--version", f"f{i}")) for i in range(3)]
+    explorer._absorb(runs, [version] * 3)
+    helped = Probe(("count", "--help"))  # a command's own help: another text, so --help stays
+    explorer._absorb([Probe(("--help",)), helped], [_out("usage: tool\n"), _out("usage: count\n")])
+    later = [Probe(("top", "--version", "g")), Probe(("top", "--help")), Probe(("top", "g"))]
+    assert list(explorer._with_duals(iter(later))) == later[1:]
+    assert explorer.state.printer_skipped == 1
+    off = _explorer([])
+    off.config = ExplorerConfig(seed=3, no_logic=False)
+    off._absorb([Probe(("--version",)), *runs], [version] * 4)
+    assert list(off._with_duals(iter(later))) == later

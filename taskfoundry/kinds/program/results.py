@@ -83,7 +83,9 @@ class GenerateStage(BaseModel):
     seed: int | None = Field(None, description="the generator's seed (secret: the task's reports only)")
     not_kept: dict[str, int] = Field(
         default_factory=dict,
-        description="probes not kept, by why: public_like (a worker can draw it), dummy_like, traces",
+        description="probes not kept, by why: public_like (a worker can draw it: not run, its dual "
+        "runs instead), dummy_like, printer_skipped (not run: a word in it printed only --version or "
+        "--help), traces",
     )
     replay: Path | None = Field(None, description="the replay dummy's table (testgen.replay)")
 

@@ -71,6 +71,7 @@ class ExplorerGenerator:
             not_kept={
                 "public_like": state.public_like,
                 "dummy_like": state.dummy_like,
+                "printer_skipped": state.printer_skipped,
                 "traces": state.traces,
                 "input_independent": state.input_independent,
                 "input_independent_public": state.input_independent_public,
