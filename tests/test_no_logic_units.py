@@ -182,12 +182,13 @@ def test_a_build_gives_its_secret_seed_to_the_explorer_and_the_function_kind(tmp
 
 def test_a_public_candidate_is_not_run_its_dual_with_secret_data_is() -> None:
     public = Probe(("-w", "80", "in.txt"), files=(("in.txt", "1 2\n"),))
-    fixed = Probe(("--version",))  # nothing in it to draw again: not run at all
+    fixed = Probe(("--bogus",))  # nothing in it to draw again: not run at all
+    version = Probe(("--version",))  # run: what the version printer prints is its outcome
     other = Probe(("-w", "7", "x.txt"), files=(("x.txt", "3\n"),))
-    explorer = _explorer([public, fixed])
+    explorer = _explorer([public, fixed, version])
     explorer._corpus.texts = ["secret text\n"]
-    ran = list(explorer._with_duals(iter([public, fixed, other])))
-    assert len(ran) == 2 and ran[1] == other and explorer.state.public_like == 2
+    ran = list(explorer._with_duals(iter([public, fixed, version, other])))
+    assert ran[1:] == [version, other] and explorer.state.public_like == 2
     (dual,) = ran[:1]
     assert dual.origin == "dual" and probe_key(dual) != probe_key(public) and dual.args[2] != "in.txt"
     assert dict(dual.files)[dual.args[2]] == "secret text\n"

@@ -313,7 +313,7 @@ class Explorer:
         for probe in candidates:
             while self._pending:
                 yield self._pending.pop(0)
-            if probe.origin != HARVESTED and probe_key(probe) in self._public:
+            if self._public_candidate(probe):
                 self.state.public_like += 1
                 yield from self._duals(probe)[-1:]  # the other numbers, names and data
                 continue
@@ -358,7 +358,7 @@ class Explorer:
             if printer:
                 self.state.dummy_like += 1  # the version or help printer passes its test
                 continue
-            if probe.origin != HARVESTED and probe_key(probe) in self._public:
+            if self._public_candidate(probe):
                 self.state.public_like += 1  # a lookup table of the gold would pass its test
                 if new:  # its lines, reached again with data a worker cannot know
                     self._pending.extend(self._duals(probe))
@@ -381,6 +381,12 @@ class Explorer:
                 self._corpus.add_output(probe, out)
             self._features.add(feature)
             self.state.kept.append(Kept(probe, out, feature, out.covered, new))
+
+    def _public_candidate(self, probe: Probe) -> bool:
+        """A candidate a worker can draw, other than the fixed `--version` and `--help` calls:
+        those still run, for their outcomes are what `_printer_like` compares with."""
+        fixed = probe.args in (VERSION_ARGS, HELP_ARGS) and not probe.stdin and not probe.files
+        return probe.origin != HARVESTED and not fixed and probe_key(probe) in self._public
 
     def _prints_only_version_or_help(self, probe: Probe) -> bool:
         """Whether `probe` holds a word that alone prints the gold's `--version` or `--help`
