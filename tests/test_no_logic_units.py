@@ -211,3 +211,32 @@ def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
     off.config = ExplorerConfig(seed=3, no_logic=False)
     off._absorb([Probe(("--version",)), *runs], [version] * 4)
     assert list(off._with_duals(iter(later))) == later
+
+
+def test_the_public_set_holds_what_the_cleanroom_s_docs_give(tmp_path: Path) -> None:
+    """An attacker draws from the cleanroom's docs, not the repository's (libidn2: the two
+    shared 2,307 of 4,407 probes, and a table of the rest passed 5.4% of its tests)."""
+    from taskfoundry.kinds.program.testgen.explorer import (
+        NO_DATA,
+        public_probes,
+        public_probes_of,
+        public_views,
+    )
+
+    readme = "# tool\n\n```\ntool -n 3 data.txt\ntool --upper < in.txt\n```\n\nhello world\n"
+    repo, clean = tmp_path / "repo", tmp_path / "clean"
+    for tree in (repo, clean):
+        tree.mkdir()
+        (tree / "README.md").write_text(readme)
+    (repo / "GUIDE.md").write_text(
+        "# guide\n\n```\ntool -n 7 notes.txt\n```\n\nthe quick brown fox\n"
+    )  # not shipped
+    usage = {"": "usage: tool [-n N] [--upper] [FILE]\n"}
+    cfg = ExplorerConfig(seed=None)
+    worker = {probe_key(p) for p in public_probes(cfg, NO_DATA, clean, {"tool"}, usage, 300)}
+    defended = public_probes_of(cfg, public_views(repo, NO_DATA, clean), {"tool"}, usage, 300)
+    assert worker <= {probe_key(p) for p in defended}
+    repo_only = {
+        probe_key(p) for p in public_probes_of(cfg, public_views(repo, NO_DATA, None), {"tool"}, usage, 300)
+    }
+    assert not worker <= repo_only  # the defence off: the repository's view misses some

@@ -109,12 +109,13 @@ def candidate_probes(
     targets: set[Target],
     per_target: int,
     log_path: Path,
+    public_view: Path | None = None,
 ) -> tuple[list[Kept], int]:
     """Probes that reach the `targets` lines (the explorer's search; `usage`: the help text
-    the cleanroom captured) and how many probes ran."""
+    the cleanroom captured; `public_view`: the cleanroom's workspace) and how many probes ran."""
     explorer = TargetExplorer(config, job, GOLD, targets, per_target)
     try:
-        state = explorer.run(box, repo, names, usage, log_path)
+        state = explorer.run(box, repo, names, usage, log_path, public_view=public_view)
     except GenerationError as exc:  # nothing reproducible reached a survivor's line
         log.info("guided exploration kept nothing: %s", exc)
         return [], explorer.state.probes_run

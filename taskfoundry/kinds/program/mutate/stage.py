@@ -24,7 +24,13 @@ from taskfoundry.kinds.program.results import CleanroomStage, FilterStage, Gener
 from taskfoundry.kinds.program.settings import ExplorerConfig, MutationSettings
 from taskfoundry.kinds.program.testgen.agent_gen import AgentGenerator
 from taskfoundry.kinds.program.testgen.spare import SPARE_FILE, read_spare
-from taskfoundry.kinds.program.testgen.stage import generation_context, go_module, suite_argv0, write_suite
+from taskfoundry.kinds.program.testgen.stage import (
+    cleanroom_view,
+    generation_context,
+    go_module,
+    suite_argv0,
+    write_suite,
+)
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.kinds.program.testgen.writer import call_timeout
 from taskfoundry.models import CoverageReport, DropRecord
@@ -283,9 +289,12 @@ def _candidates(
     )
     names = {build.program, "executable"}
     log_path = settings.names(src).generate_dir / "guided-probes.jsonl"
-    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
+    with (
+        cleanroom_view(clean.image, client, explore.no_logic) as view,
+        DockerSandbox(build.image, PROBE_LIMITS, client=client) as box,
+    ):
         found, ran = g.candidate_probes(
-            box, src.path, names, clean.usage, job, explore, targets, cfg.guided_per_line, log_path
+            box, src.path, names, clean.usage, job, explore, targets, cfg.guided_per_line, log_path, view
         )
     return [*chosen, *found], ran
 

@@ -33,6 +33,7 @@ class GenerationContext:
     exclude: tuple[str, ...] = ()  # path prefixes that are not first-party (vendored, gnulib)
     harvested: tuple[Probe, ...] = ()  # the project's own tests' calls (testgen.harvest)
     argv0: str = WORKSPACE_EXECUTABLE  # what the program is called as (cleanroom.called_as)
+    public_view: Path | None = None  # the cleanroom's workspace on the host: what a worker reads
 
 
 @dataclass

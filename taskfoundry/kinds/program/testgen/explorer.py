@@ -157,10 +157,12 @@ class Explorer:
         usage: dict[str, str],
         log_path: Path,
         harvested: Sequence[Probe] = (),
+        public_view: Path | None = None,
     ) -> Exploration:
         """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
         what the docs call the program; `usage` its help text by command (`capture_usage`);
-        `harvested` the project's own tests' calls, run first."""
+        `harvested` the project's own tests' calls, run first; `public_view` the cleanroom's
+        workspace on the host (what a worker reads: the public probes are drawn from it too)."""
         self._harvested = harvested
         start = time.monotonic()
         install_runner(sandbox)
@@ -169,7 +171,8 @@ class Explorer:
         usages, corpus = self.prepare(data, repo, names, usage)
         self._corpus = corpus
         limit = self.config.public_probes if self.config.no_logic else 0
-        public = public_probes(self.config, data, repo, names, usage, limit)
+        views = public_views(repo, data, public_view)
+        public = public_probes_of(self.config, views, names, usage, limit)
         self._public = {probe_key(p) for p in public}
         self._public_argv = {p.args for p in public}
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -647,6 +650,38 @@ def public_probes(
         usages, corpus = attacker.prepare(data, repo, names, usage, samples=False)
         probes += first_distinct(attacker._candidates(usages, corpus), limit, seen)
     return probes
+
+
+NO_DATA = RuntimeData([], {}, [])
+
+
+def public_views(repo: Path, data: RuntimeData, cleanroom: Path | None) -> list[tuple[Path, RuntimeData]]:
+    """The trees and data files an attacker may draw public probes from: the cleanroom's
+    workspace (what a worker reads), with the data files the program installs and without
+    them; and the repository's own docs (what this project's generator reads). Drawn from the
+    repository alone, libidn2's public set shared 2,307 of the 4,407 probes its cleanroom's
+    docs give, and a lookup table of those passed 5.4% of its tests."""
+    views = [(repo, data)]
+    if cleanroom is not None:
+        views.append((cleanroom, data))
+        if data != NO_DATA:
+            views.append((cleanroom, NO_DATA))
+    return views
+
+
+def public_probes_of(
+    config: ExplorerConfig,
+    views: Sequence[tuple[Path, RuntimeData]],
+    names: set[str],
+    usage: dict[str, str],
+    limit: int,
+) -> list[Probe]:
+    """`public_probes` of each view, each probe once."""
+    found: dict[str, Probe] = {}
+    for tree, data in views:
+        for probe in public_probes(config, data, tree, names, usage, limit):
+            found.setdefault(probe.key, probe)
+    return list(found.values())
 
 
 def other_data(probe: Probe, texts: list[str], rng: random.Random) -> Probe:

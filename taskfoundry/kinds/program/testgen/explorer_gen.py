@@ -45,6 +45,7 @@ class ExplorerGenerator:
             ctx.usage,
             ctx.log_dir / "probes.jsonl",
             ctx.harvested,
+            ctx.public_view,
         )
         # the guided step's candidates: the probes not kept, then the kept ones (whose
         # neighbours may tell a survivor apart where the probe itself does not)

@@ -7,7 +7,7 @@ from pathlib import Path
 from taskfoundry.builders.build import GOLD
 from taskfoundry.kinds.program.settings import ExplorerConfig
 from taskfoundry.kinds.program.testgen.base import GenerationContext
-from taskfoundry.kinds.program.testgen.explorer import public_probes, runtime_data
+from taskfoundry.kinds.program.testgen.explorer import public_probes_of, public_views, runtime_data
 from taskfoundry.kinds.program.testgen.explorer_gen import program_names
 from taskfoundry.kinds.program.testgen.probes import RunnerJob, install_runner, run_probes
 from taskfoundry.kinds.program.testgen.replay import ReplayTable, replay_table
@@ -20,7 +20,11 @@ def record_replay(ctx: GenerationContext, cfg: ExplorerConfig, path: Path) -> Pa
         return None
     install_runner(ctx.sandbox)
     data = runtime_data(ctx.sandbox)
-    probes = public_probes(cfg, data, ctx.repo, program_names(ctx), ctx.usage, cfg.replay_probes)
+    # as a worker draws them: from the cleanroom's docs where the stage has them
+    views = [
+        v for v in public_views(ctx.repo, data, ctx.public_view) if v[0] == (ctx.public_view or ctx.repo)
+    ]
+    probes = public_probes_of(cfg, views, program_names(ctx), ctx.usage, cfg.replay_probes)
     job = RunnerJob(executable=GOLD, timeout=cfg.probe_timeout, parallel=cfg.parallel, argv0=ctx.argv0)
     return replay_table(probes, run_probes(ctx.sandbox, job, probes), cfg.public_seeds).save(path)
 

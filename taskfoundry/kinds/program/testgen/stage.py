@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 import docker
@@ -22,7 +25,7 @@ from taskfoundry.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.models import CoverageReport
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.settings import PROBE_LIMITS
-from taskfoundry.sandbox.base import Sandbox
+from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
 REPLAY_SUFFIX = ".replay.json"  # the replay dummy's table, beside its branch's suite
@@ -47,8 +50,11 @@ def generate_stage(
     harvested, report = harvest(
         client, build.image, src.path, build.recipe, build.program, settings.generator.explorer.harvest
     )
-    with DockerSandbox(build.image, PROBE_LIMITS, client=client) as box:
-        ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir)
+    with (
+        cleanroom_view(clean.image, client, settings.generator.explorer.no_logic) as view,
+        DockerSandbox(build.image, PROBE_LIMITS, client=client) as box,
+    ):
+        ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir, view)
         branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested)))
         # beside the suite, not in the generate directory the task's reports copy (megabytes)
         replay = record_replay(ctx, settings.generator.explorer, names.suite_dir(branch.name + REPLAY_SUFFIX))
@@ -81,6 +87,7 @@ def generation_context(
     clean: CleanroomStage,
     generator: GeneratorSettings,
     log_dir: Path,
+    public_view: Path | None = None,
 ) -> GenerationContext:
     """What a generator may use, in `box` (a container of the build image)."""
     return GenerationContext(
@@ -94,7 +101,24 @@ def generation_context(
         usage=clean.usage,
         exclude=third_party_prefixes(src.path),
         argv0=clean.argv0,
+        public_view=public_view,
     )
+
+
+@contextmanager
+def cleanroom_view(image: str, client: docker.DockerClient, wanted: bool = True) -> Iterator[Path | None]:
+    """The cleanroom's workspace copied to the host: the docs and files a worker reads, which
+    the public probes are drawn from as an attacker draws them (None when not `wanted`)."""
+    if not wanted:
+        yield None
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="tf-view-") as tmp,
+        DockerSandbox(image, SandboxLimits(), client=client) as box,
+    ):
+        view = Path(tmp) / "workspace"
+        box.get_dir(WORKSPACE, view)
+        yield view
 
 
 def write_suite(suite: Path, files: dict[str, str], argv0: str = WORKSPACE_EXECUTABLE) -> None:
