@@ -165,20 +165,31 @@ def _refused(event: str, args: tuple[Any, ...], _s: State | None = None) -> bool
     return False
 
 
+def refusal(event: str, args: tuple[Any, ...], _s: State | None) -> str | None:
+    """Where the code is that the grader refuses `event` to (submitted code on the stack, or a
+    thread's), or None when it lets it through. Called by the audit hook, whose module is
+    `_s.own`. Validation asks the same of the reference's run (assets/feature_types.py), so
+    that a test the grader would refuse with the reference is left out of the task."""
+    if _s is None or not _refused(event, args, _s):
+        return None
+    if event == "sys._getframe" and args and id(args[0].f_globals) == _s.own:
+        return None  # the grader looking at its own stack (before asking for a frame again)
+    frame = sys._getframe(1)  # the audit hook's
+    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
+        return None  # the recorder reading which code a returned value went to (it hands no frame on)
+    where = _submitted_on_stack(frame, _s)
+    if where == SEALED:
+        return None
+    main = threading.current_thread() is threading.main_thread()
+    if not where and not main and event != "open" and not event.startswith("object.__setattr__"):
+        where = f"thread {threading.current_thread().name}"  # stacks started elsewhere
+    return where
+
+
 def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
     if _s is None or not _refused(event, args, _s):
         return
-    if event == "sys._getframe" and args and id(args[0].f_globals) == _s.own:
-        return  # the grader looking at its own stack
-    main = threading.current_thread() is threading.main_thread()
-    frame = sys._getframe(0)
-    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
-        return  # the recorder reading which code a returned value went to (it hands no frame on)
-    where = _submitted_on_stack(frame, _s)
-    if where == SEALED:
-        return
-    if not where and not main and event != "open" and not event.startswith("object.__setattr__"):
-        where = f"thread {threading.current_thread().name}"  # stacks started elsewhere
+    where = refusal(event, args, _s)
     if where:
         emit(_s, k="blocked", event=f"{event} {args[1] if len(args) > 1 else ''}".strip(), where=where)
         raise RuntimeError(f"{event} from submitted code is refused by the grader ({where})")
