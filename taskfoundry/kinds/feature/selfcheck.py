@@ -45,7 +45,11 @@ def graded(task_dir: Path, submission: Path, harness: EvalConfig, client: docker
         return "resolved"
     if result.error_code:
         return f"{result.error_code}: {(result.error_details or '')[:300]}"
-    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
+    bad = [
+        f"{t.name} {t.status}" + (f" ({t.extra['error_code']})" if t.extra.get("error_code") else "")
+        for t in result.test_results
+        if t.status != "passed"
+    ]
     return f"{score.passed} passed, {len(bad)} not, e.g. {'; '.join(bad[:3])}"
 
 
