@@ -93,7 +93,22 @@ def build_one(source: str, config: Config, client: Any) -> dict[str, Any]:
     return row
 
 
-def grade(task_dir: Path, client: Any, config: Config) -> dict[str, Any]:
+def from_selfcheck(task_dir: Path, out: dict[str, Any]) -> dict[str, Any]:
+    """What the package stage's self-check found (the same three gradings), without grading
+    again; F2P failing / P2P passing are not in its record (blank)."""
+    found = json.loads((task_dir / "reports" / "feature.json").read_text())["selfcheck"]
+    for what, key in (("solution", "reference"), ("start", "start_state"), ("empty", "empty")):
+        out[what] = {
+            "resolved": found[key] == "resolved",
+            "verdict": found[key][:200],
+            "f2p_failing": "",
+            "p2p_passing": "",
+            "seconds": float(found.get(f"{key}_seconds", "nan")),
+        }
+    return out
+
+
+def grade(task_dir: Path, client: Any, config: Config, again: bool = True) -> dict[str, Any]:
     task = load_yaml_model(task_dir / "task.yaml", FeatureTaskYaml)
     out: dict[str, Any] = {
         "task": task.task_id,
@@ -102,7 +117,10 @@ def grade(task_dir: Path, client: Any, config: Config) -> dict[str, Any]:
         "f2p": len(task.f2p),
         "p2p": len(task.p2p),
         "interface": len(task.interface),
+        "deselected": len(task.test_command.split("--deselect=")) - 1,
     }
+    if not again:
+        return from_selfcheck(task_dir, out)
     with tempfile.TemporaryDirectory(prefix="tf-feature-bench-") as tmp:
         run = Path(tmp)
         for what in ("solution", "start", "empty"):
@@ -138,6 +156,11 @@ def main() -> None:
     parser.add_argument("--min-removed-lines", type=int, default=100)
     parser.add_argument("--min-f2p", type=int, default=10)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--selfcheck-only",
+        action="store_true",
+        help="report the package stage's self-check (the same three gradings) instead of grading again",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     feature = {
@@ -152,7 +175,8 @@ def main() -> None:
         row = build_one(source, config, client)
         rows.append(row)
         for task_dir in row.get("task_dirs", []):
-            tasks.append(grade(Path(task_dir), client, config) | {"source": source})
+            again = not args.selfcheck_only
+            tasks.append(grade(Path(task_dir), client, config, again) | {"source": source})
     print("## Yield per stage\n")
     print(
         "| source | tests | test files | passing files | candidates | extracted | reviewed | validated "
@@ -169,7 +193,8 @@ def main() -> None:
         )
     print("\n## Tasks\n")
     print(
-        "| task | level | removed lines | F2P | P2P | interface | solution resolves | start resolves "
+        "| task | level | removed lines | F2P | P2P (deselected) | interface | solution resolves "
+        "| start resolves "
         "| start: F2P failing | start: P2P passing | empty resolves | empty: F2P failing "
         "| grading s (solution / start / empty) |"
     )
@@ -177,7 +202,8 @@ def main() -> None:
     for t in tasks:
         s, w, e = t["solution"], t["start"], t["empty"]
         print(
-            f"| {t['task']} | {t['level']} | {t['removed_lines']} | {t['f2p']} | {t['p2p']} "
+            f"| {t['task']} | {t['level']} | {t['removed_lines']} | {t['f2p']} "
+            f"| {t['p2p']} ({t['deselected']}) "
             f"| {t['interface']} | {s['resolved']} | {w['resolved']} "
             f"| {w['f2p_failing']}/{t['f2p']} | {w['p2p_passing']}/{t['p2p']} "
             f"| {e['resolved']} | {e['f2p_failing']}/{t['f2p']} "
