@@ -589,3 +589,20 @@ def test_deselected_tests_leave_the_command() -> None:
     command = pytest_command(["tests/test_a.py"], 60, deselect=["tests/test_a.py::test_x[1-2]"])
     assert "'--deselect=tests/test_a.py::test_x[1-2]'" in command
     assert command.endswith("tests/test_a.py")
+
+
+def test_plugins_the_pytest_settings_name_are_requirements(tmp_path: Path) -> None:
+    from taskfoundry.kinds.feature.requirements import settings_plugins
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--cov=parse --cov-report=term-missing --doctest-modules"\n'
+    )
+    assert settings_plugins(tmp_path) == ["pytest-cov"]
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -n auto -p randomly --reruns=2\n")
+    assert settings_plugins(tmp_path) == ["pytest-xdist", "pytest-rerunfailures", "pytest-randomly"]
+    (tmp_path / "pytest.ini").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest]\naddopts = ["-ra", "--strict-markers"]\n')
+    assert settings_plugins(tmp_path) == []
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\naddopts = --benchmark-skip\n")
+    assert settings_plugins(tmp_path) == ["pytest-benchmark"]
