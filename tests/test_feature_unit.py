@@ -606,3 +606,25 @@ def test_plugins_the_pytest_settings_name_are_requirements(tmp_path: Path) -> No
     (tmp_path / "pyproject.toml").unlink()
     (tmp_path / "setup.cfg").write_text("[tool:pytest]\naddopts = --benchmark-skip\n")
     assert settings_plugins(tmp_path) == ["pytest-benchmark"]
+
+
+def test_a_long_test_id_is_named_by_its_digest_in_the_records() -> None:
+    """tomlkit's test_parse_rejects_deeply_nested_documents is parametrized with 3000-character
+    documents: its record was cut at 3800 bytes, unreadable, and the reference's pass
+    `guard_unrecorded`. The guard and the host name such a test by its digest."""
+    import json
+
+    from _pytest.junitxml import mangle_test_address
+
+    from taskfoundry.assets.feature import feature_guard
+
+    for nodeid in ("tests/test_a.py::test_x[1]", "tests/test_a.py::test_x[" + "[{a = " * 500 + "]"):
+        junit = ".".join(mangle_test_address(nodeid))
+        assert feature_guard._junit_id(nodeid) == feature_types.record_id(junit)
+    long_id = ".".join(mangle_test_address("tests/test_a.py::test_x[" + "[{a = " * 500 + "]"))
+    short = feature_types.record_id(long_id)
+    assert short.startswith("sha256:") and len(short) < 100
+    record = json.dumps({"k": "report", "id": short, "when": "call", "outcome": "passed"}).encode()
+    result, records = _graded_records(b'{"k": "start"}\n' + record + b'\n{"k": "end"}\n', {long_id: "passed"})
+    guard.unrecorded(result, "b", records)
+    assert result.test_results[0].status == "passed"

@@ -194,6 +194,17 @@ _RECORDED: dict[str, dict[str, list[str]]] = {}
 _REQUIRED: dict[str, dict[str, Any]] = {}  # test -> {"direct": bool, "values": [...]}
 
 
+ID_BYTES = 512  # a test id longer than this is sent as its digest (a record is cut at 3800 bytes)
+
+
+def record_id(junit: str) -> str:
+    """How the grader's records name a test: its JUnit id, or for a long one (parametrized
+    with a long value) its digest, so that the record stays whole and readable. The guard
+    (assets/feature_guard.py) names tests so and the host reads them so."""
+    data = junit.encode(errors="surrogatepass")
+    return junit if len(data) <= ID_BYTES else f"sha256:{hashlib.sha256(data).hexdigest()}"
+
+
 def junit_id(nodeid: str) -> str:
     from _pytest.junitxml import mangle_test_address
 
