@@ -582,6 +582,20 @@ def test_validation_finds_the_tests_the_grader_would_refuse_the_reference(tmp_pa
     assert "changed.py" in refused["tests/test_f2p.py::test_frame_under_changed"]["why"]
     assert "hidden test file" in refused["tests/test_f2p.py::test_reads_own_file"]["why"]
 
+    # what the reference does while collection imports it counts too (the guard is armed
+    # before collection): arrow importing dateutil, which imports ctypes (`ctypes.dlopen`)
+    (tmp_path / "pkg" / "changed.py").write_text(
+        "import sys\n_here = sys._getframe(0)\n\ndef invoke(callback):\n    return callback()\n"
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_f2p.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert "sys._getframe" in json.loads(record.read_text())[""]["why"]
+
 
 def test_deselected_tests_leave_the_command() -> None:
     from taskfoundry.kinds.feature.runner import pytest_command

@@ -260,12 +260,17 @@ class Refusals:
             _REFUSED[test] = what
 
 
-def pytest_collection_finish(session: Any) -> None:
-    if _RECORD:
-        _WATCH.start(targets(json.loads(os.environ.get("TF_TYPES_TARGETS", "[]"))))
+def pytest_configure(config: Any) -> None:
+    """From here, as the guard is armed before pytest collects: what collection imports counts
+    (arrow importing dateutil, which imports ctypes, under arrow.py: `ctypes.dlopen`)."""
     if _REFUSALS:
         submitted = json.loads(os.environ.get("TF_SUBMITTED_FILES", "[]"))
         sys.addaudithook(Refusals(submitted, json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
+
+
+def pytest_collection_finish(session: Any) -> None:
+    if _RECORD:
+        _WATCH.start(targets(json.loads(os.environ.get("TF_TYPES_TARGETS", "[]"))))
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
