@@ -141,6 +141,6 @@ def keep_checked(
         report = json.loads((path / "reports" / "feature.json").read_text())
         report |= {"selfcheck": found, "selfcheck_dropped": dropped}
         atomic.write_json(path / "reports" / "feature.json", report)
-    if dropped:
-        atomic.write_json(scratch / "dropped.json", dropped)
+    scratch.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(scratch / "dropped.json", dropped)  # this run's, empty too: none stale
     return [path for path, _ in kept]
