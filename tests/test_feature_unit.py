@@ -519,3 +519,126 @@ def test_scan_leaves_ordinary_code_alone() -> None:
         b'    return out + "x" + ("a b" + "c d")\n'
     )
     assert scan_submission(1, {"pkg/m.py": code}, start, set()).hits == []
+
+
+def test_validation_finds_the_tests_the_grader_would_refuse_the_reference(tmp_path: Path) -> None:
+    """Run as validation runs the reference (the plugin of assets/feature/feature_types.py with
+    the guard beside it): a test reading a frame while a module the reference changes is on the
+    stack (click's test_chain `debug()` under Context.invoke), and a test opening its own file
+    (click's termui `default=__file__`), are named; a plain test and a frame read with no
+    changed module on the stack are not."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(feature_types.__file__, plugins / "tf_feature_types.py")
+    shutil.copy(
+        feature_types.__file__.replace("feature_types", "feature_guard"), plugins / "tf_feature_guard.py"
+    )
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "changed.py").write_text("def invoke(callback):\n    return callback()\n")
+    (tmp_path / "pkg" / "kept.py").write_text("def invoke(callback):\n    return callback()\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_f2p.py").write_text(
+        "import sys\nfrom pkg import changed, kept\n\n"
+        "def debug():\n    return sys._getframe(1).f_code.co_name\n\n"
+        "def test_frame_under_changed():\n    assert changed.invoke(debug) == 'invoke'\n\n"
+        "def test_frame_under_kept():\n    assert kept.invoke(debug) == 'invoke'\n\n"
+        "def test_reads_own_file():\n    assert open(__file__).read()\n\n"
+        "def test_plain():\n    assert changed.invoke(lambda: 1) == 1\n"
+    )
+    record = tmp_path / "refused.json"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(plugins), str(tmp_path)]),
+        "PYTEST_PLUGINS": "tf_feature_types",
+        "TF_REFUSED_RECORD": str(record),
+        "TF_SUBMITTED_FILES": json.dumps(["pkg/changed.py"]),
+        "TF_VALUES_TESTS": json.dumps(["tests/test_f2p.py"]),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_f2p.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    refused = json.loads(record.read_text())
+    assert sorted(refused) == [
+        "tests/test_f2p.py::test_frame_under_changed",
+        "tests/test_f2p.py::test_reads_own_file",
+    ]
+    assert (
+        refused["tests/test_f2p.py::test_frame_under_changed"]["junit"]
+        == "tests.test_f2p.test_frame_under_changed"
+    )
+    assert "sys._getframe" in refused["tests/test_f2p.py::test_frame_under_changed"]["why"]
+    assert "changed.py" in refused["tests/test_f2p.py::test_frame_under_changed"]["why"]
+    assert "hidden test file" in refused["tests/test_f2p.py::test_reads_own_file"]["why"]
+
+    # what the reference does while collection imports it counts too (the guard is armed
+    # before collection): arrow importing dateutil, which imports ctypes (`ctypes.dlopen`)
+    (tmp_path / "pkg" / "changed.py").write_text(
+        "import sys\n_here = sys._getframe(0)\n\ndef invoke(callback):\n    return callback()\n"
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_f2p.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert "sys._getframe" in json.loads(record.read_text())[""]["why"]
+
+
+def test_deselected_tests_leave_the_command() -> None:
+    from taskfoundry.kinds.feature.runner import pytest_command
+
+    command = pytest_command(["tests/test_a.py"], 60, deselect=["tests/test_a.py::test_x[1-2]"])
+    assert "'--deselect=tests/test_a.py::test_x[1-2]'" in command
+    assert command.endswith("tests/test_a.py")
+
+
+def test_plugins_the_pytest_settings_name_are_requirements(tmp_path: Path) -> None:
+    from taskfoundry.kinds.feature.requirements import settings_plugins
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--cov=parse --cov-report=term-missing --doctest-modules"\n'
+    )
+    assert settings_plugins(tmp_path) == ["pytest-cov"]
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -n auto -p randomly --reruns=2\n")
+    assert settings_plugins(tmp_path) == ["pytest-xdist", "pytest-rerunfailures", "pytest-randomly"]
+    (tmp_path / "pytest.ini").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest]\naddopts = ["-ra", "--strict-markers"]\n')
+    assert settings_plugins(tmp_path) == []
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\naddopts = --benchmark-skip\n")
+    assert settings_plugins(tmp_path) == ["pytest-benchmark"]
+
+
+def test_a_long_test_id_is_named_by_its_digest_in_the_records() -> None:
+    """tomlkit's test_parse_rejects_deeply_nested_documents is parametrized with 3000-character
+    documents: its record was cut at 3800 bytes, unreadable, and the reference's pass
+    `guard_unrecorded`. The guard and the host name such a test by its digest."""
+    import json
+
+    from _pytest.junitxml import mangle_test_address
+
+    from taskfoundry.assets.feature import feature_guard
+
+    for nodeid in ("tests/test_a.py::test_x[1]", "tests/test_a.py::test_x[" + "[{a = " * 500 + "]"):
+        junit = ".".join(mangle_test_address(nodeid))
+        assert feature_guard._junit_id(nodeid) == feature_types.record_id(junit)
+    long_id = ".".join(mangle_test_address("tests/test_a.py::test_x[" + "[{a = " * 500 + "]"))
+    short = feature_types.record_id(long_id)
+    assert short.startswith("sha256:") and len(short) < 100
+    record = json.dumps({"k": "report", "id": short, "when": "call", "outcome": "passed"}).encode()
+    result, records = _graded_records(b'{"k": "start"}\n' + record + b'\n{"k": "end"}\n', {long_id: "passed"})
+    guard.unrecorded(result, "b", records)
+    assert result.test_results[0].status == "passed"

@@ -165,20 +165,31 @@ def _refused(event: str, args: tuple[Any, ...], _s: State | None = None) -> bool
     return False
 
 
+def refusal(event: str, args: tuple[Any, ...], _s: State | None) -> str | None:
+    """Where the code is that the grader refuses `event` to (submitted code on the stack, or a
+    thread's), or None when it lets it through. Called by the audit hook, whose module is
+    `_s.own`. Validation asks the same of the reference's run (assets/feature_types.py), so
+    that a test the grader would refuse with the reference is left out of the task."""
+    if _s is None or not _refused(event, args, _s):
+        return None
+    if event == "sys._getframe" and args and id(args[0].f_globals) == _s.own:
+        return None  # the grader looking at its own stack (before asking for a frame again)
+    frame = sys._getframe(1)  # the audit hook's
+    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
+        return None  # the recorder reading which code a returned value went to (it hands no frame on)
+    where = _submitted_on_stack(frame, _s)
+    if where == SEALED:
+        return None
+    main = threading.current_thread() is threading.main_thread()
+    if not where and not main and event != "open" and not event.startswith("object.__setattr__"):
+        where = f"thread {threading.current_thread().name}"  # stacks started elsewhere
+    return where
+
+
 def audit(event: str, args: tuple[Any, ...], _s: State | None = None) -> None:
     if _s is None or not _refused(event, args, _s):
         return
-    if event == "sys._getframe" and args and id(args[0].f_globals) == _s.own:
-        return  # the grader looking at its own stack
-    main = threading.current_thread() is threading.main_thread()
-    frame = sys._getframe(0)
-    if frame.f_back is not None and id(frame.f_back.f_globals) == _s.recorder:
-        return  # the recorder reading which code a returned value went to (it hands no frame on)
-    where = _submitted_on_stack(frame, _s)
-    if where == SEALED:
-        return
-    if not where and not main and event != "open" and not event.startswith("object.__setattr__"):
-        where = f"thread {threading.current_thread().name}"  # stacks started elsewhere
+    where = refusal(event, args, _s)
     if where:
         emit(_s, k="blocked", event=f"{event} {args[1] if len(args) > 1 else ''}".strip(), where=where)
         raise RuntimeError(f"{event} from submitted code is refused by the grader ({where})")
@@ -310,9 +321,15 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
 
 # ---- pytest hooks ------------------------------------------------------------------------
 def _junit_id(nodeid: str) -> str:
+    """The test's name in the records: feature_types.record_id of its JUnit id (a long id as
+    its digest: a record is cut at 3800 bytes, and a cut record is unreadable)."""
+    import hashlib
+
     from _pytest.junitxml import mangle_test_address
 
-    return ".".join(mangle_test_address(nodeid))
+    junit = ".".join(mangle_test_address(nodeid))
+    data = junit.encode(errors="surrogatepass")
+    return junit if len(data) <= 512 else f"sha256:{hashlib.sha256(data).hexdigest()}"
 
 
 _TRUSTED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})

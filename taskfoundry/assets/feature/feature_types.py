@@ -188,15 +188,84 @@ def _caller_file(code: types.CodeType) -> str:
 # ---- the recording plugin (validation) -----------------------------------------------------
 _RECORD = os.environ.get("TF_TYPES_RECORD", "")
 _VALUES = os.environ.get("TF_VALUES_RECORD", "")
+_REFUSALS = os.environ.get("TF_REFUSED_RECORD", "")
 _WATCH = Watch(frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
 _RECORDED: dict[str, dict[str, list[str]]] = {}
 _REQUIRED: dict[str, dict[str, Any]] = {}  # test -> {"direct": bool, "values": [...]}
+
+
+ID_BYTES = 512  # a test id longer than this is sent as its digest (a record is cut at 3800 bytes)
+
+
+def record_id(junit: str) -> str:
+    """How the grader's records name a test: its JUnit id, or for a long one (parametrized
+    with a long value) its digest, so that the record stays whole and readable. The guard
+    (assets/feature_guard.py) names tests so and the host reads them so."""
+    data = junit.encode(errors="surrogatepass")
+    return junit if len(data) <= ID_BYTES else f"sha256:{hashlib.sha256(data).hexdigest()}"
 
 
 def junit_id(nodeid: str) -> str:
     from _pytest.junitxml import mangle_test_address
 
     return ".".join(mangle_test_address(nodeid))
+
+
+_REFUSED: dict[str, str] = {}  # pytest node id ("" outside tests) -> what the grader refuses
+_RUNNING: list[str | None] = [""]  # the node id of the test whose phases run now; None: done
+
+
+class Refusals:
+    """What the grader would refuse in this run if the reference were the submission: the
+    guard's own rule (assets/feature_guard.py `refusal`) with the files the reference changes
+    as the submitted ones, and any read of the hidden F2P files after collection (the
+    grader makes them root's, 0600: a test that reads its own file cannot pass there).
+    Validation leaves those tests out of the task and deselects them from its command."""
+
+    def __init__(self, submitted: list[str], hidden: list[str]) -> None:
+        import tf_feature_guard as guard  # beside this file in validation's plugin folder
+
+        self.guard = guard
+        self.hidden = frozenset(os.path.abspath(p) for p in hidden)
+        self.state = guard.State(
+            watch=frozenset(),
+            files=frozenset(os.path.abspath(p) for p in submitted),
+            protected=self.hidden,
+            seals=guard._seals(),
+            signer=None,  # type: ignore[arg-type]  # nothing is sent
+            types=None,
+            targets=None,
+            interface=(),
+            modules=guard.Snapshot({}),
+            hooks=guard.Snapshot({}),
+            config=(),
+            sent=set(),
+            own=id(globals()),  # this hook's frames are the grader's
+            recorder=id(globals()),
+        )
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        test = _RUNNING[0]
+        if test is None or test in _REFUSED:
+            return
+        what = None
+        if test and event == "open" and args and isinstance(args[0], str | bytes):
+            path = os.path.abspath(os.fsdecode(args[0]))
+            if path in self.hidden:
+                what = f"opens the hidden test file {path}"
+        if what is None and self.guard._refused(event, args, self.state):
+            where = self.guard.refusal(event, args, self.state)
+            what = f"the grader refuses {event} at {where}" if where else None
+        if what is not None:
+            _REFUSED[test] = what
+
+
+def pytest_configure(config: Any) -> None:
+    """From here, as the guard is armed before pytest collects: what collection imports counts
+    (arrow importing dateutil, which imports ctypes, under arrow.py: `ctypes.dlopen`)."""
+    if _REFUSALS:
+        submitted = json.loads(os.environ.get("TF_SUBMITTED_FILES", "[]"))
+        sys.addaudithook(Refusals(submitted, json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
 
 
 def pytest_collection_finish(session: Any) -> None:
@@ -206,6 +275,11 @@ def pytest_collection_finish(session: Any) -> None:
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     _WATCH.current = junit_id(nodeid)
+    _RUNNING[0] = nodeid
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    _RUNNING[0] = ""
 
 
 def pytest_runtest_logreport(report: Any) -> None:
@@ -226,3 +300,10 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     if _VALUES:
         with open(_VALUES, "w", encoding="utf-8") as out:
             json.dump(_REQUIRED, out)
+    if _REFUSALS:
+        _RUNNING[0] = None  # writing the record is no refusal
+        refused = {
+            test: {"junit": junit_id(test) if test else "", "why": why} for test, why in _REFUSED.items()
+        }
+        with open(_REFUSALS, "w", encoding="utf-8") as out:
+            json.dump(refused, out)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskfoundry.assets import asset
+from taskfoundry.assets.feature.feature_types import record_id
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.records import EvalStepError
 from taskfoundry.grading.sandbox import WS, GradingSandbox, TooLarge
@@ -161,7 +162,8 @@ def unrecorded(result: EvaluationResult, branch: str, records: Records) -> None:
     for test in result.test_results:
         if test.branch != branch or test.status != "passed":
             continue
-        if test.name not in records.passed or test.name in records.failed:
+        name = record_id(test.name)
+        if name not in records.passed or name in records.failed:
             test.status = "failure"
             test.extra = {
                 "error_code": "guard_unrecorded",
@@ -186,7 +188,7 @@ def wrong_types(
         if test.branch != branch or test.status != "passed" or test.name not in reference:
             continue
         # an empty list is nothing seen, not "never wrong"
-        seen = {f: t for f, t in records.types.get(test.name, {}).items() if t}
+        seen = {f: t for f, t in records.types.get(record_id(test.name), {}).items() if t}
         wrong = {f: sorted(set(t) - _allowed(reference, test.name, f)) for f, t in seen.items()}
         wrong = {f: t for f, t in wrong.items() if t}
         # the submission may reach a function another way than the reference: only a test in
@@ -216,9 +218,9 @@ def unproven(
         if not required:
             continue
         if test.name in direct:  # missing, or claimed besides
-            differ = set(required) ^ records.direct.get(test.name, set())
+            differ = set(required) ^ records.direct.get(record_id(test.name), set())
         else:
-            differ = set(required) - records.values.get(test.name, set())
+            differ = set(required) - records.values.get(record_id(test.name), set())
         if differ:
             test.status = "failure"
             test.extra = {

@@ -205,7 +205,7 @@ def _write_task(
     tag_alias(client, reference, images.task)
     tag_alias(client, start_image(env, names, task, level, client), images.task_cleanroom)
     files = [cand.f2p_file, *cand.p2p_files]
-    command = pytest_command(files, test_timeout, RESULTS)
+    command = pytest_command(files, test_timeout, RESULTS, task.deselected)
     score, rank = difficulty(cand.removed_lines, len(env.requirements))
     yaml_model = FeatureTaskYaml(
         repository=f"{src.owner}/{src.repo}",

@@ -79,12 +79,84 @@ def test_requirements(repo: Path, extra: list[str]) -> list[str]:
     for name in REQUIREMENT_FILES:
         found += _requirement_file(repo / name)
     found += [str(r) for r in declared(repo).get("test_requires", [])] + list(extra)
+    found += settings_plugins(repo)
     seen: dict[str, str] = {}
     for line in found:
         req = _parse(line)
         if req is not None and req.lower() not in seen:
             seen[req.lower()] = req
     return list(seen.values())
+
+
+# options a project's pytest settings (`addopts`) may name, and the plugin that defines each:
+# without it pytest stops at "unrecognized arguments" before any test runs (parse: `--cov`)
+OPTION_PLUGINS = {
+    "--cov": "pytest-cov",
+    "--no-cov": "pytest-cov",
+    "-n": "pytest-xdist",
+    "--numprocesses": "pytest-xdist",
+    "--dist": "pytest-xdist",
+    "--benchmark": "pytest-benchmark",
+    "--reruns": "pytest-rerunfailures",
+    "--randomly": "pytest-randomly",
+    "-p randomly": "pytest-randomly",
+    "--asyncio-mode": "pytest-asyncio",
+    "--hypothesis": "hypothesis",
+    "--mypy": "pytest-mypy",
+    "--ruff": "pytest-ruff",
+    "--flake8": "pytest-flake8",
+    "--black": "pytest-black",
+    "--isort": "pytest-isort",
+    "--mpl": "pytest-mpl",
+}
+
+
+def addopts(repo: Path) -> str:
+    """The `addopts` of the project's pytest settings (pytest.ini, pyproject.toml, tox.ini,
+    setup.cfg: the first that has a pytest section, as pytest reads them), '' without."""
+    import configparser
+
+    for name, section in (
+        ("pytest.ini", "pytest"),
+        ("pyproject.toml", ""),
+        ("tox.ini", "pytest"),
+        ("setup.cfg", "tool:pytest"),
+    ):
+        path = repo / name
+        if not path.is_file():
+            continue
+        if name == "pyproject.toml":
+            try:
+                tool = tomllib.loads(path.read_text(errors="replace")).get("tool", {}).get("pytest", {})
+            except tomllib.TOMLDecodeError:
+                continue
+            if not isinstance(tool, dict) or not tool:
+                continue
+            value = tool.get("ini_options", {}).get("addopts", tool.get("addopts", ""))
+            return " ".join(value) if isinstance(value, list) else str(value)
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(path.read_text(errors="replace"))
+        except configparser.Error:
+            continue
+        if parser.has_section(section):
+            return parser.get(section, "addopts", fallback="")
+    return ""
+
+
+def settings_plugins(repo: Path) -> list[str]:
+    """The plugins whose options the project's pytest settings use."""
+    opts = " ".join(addopts(repo).split())
+    words = opts.split(" ")
+    found = []
+    for option, plugin in OPTION_PLUGINS.items():
+        if " " in option:
+            hit = option in opts
+        else:
+            hit = any(w == option or w.startswith((f"{option}=", f"{option}-")) for w in words)
+        if hit and plugin not in found:
+            found.append(plugin)
+    return found
 
 
 def _parse(line: str) -> str | None:

@@ -86,6 +86,8 @@ class ValidatedTask(BaseModel):
     # F2P test -> what grading must observe its run return (assets/feature_types.py: evidence)
     return_values: dict[str, list[str]] = Field(default_factory=dict)
     values_direct: list[str] = Field(default_factory=list)  # F2P tests whose values reached their code
+    # pytest node ids the grader would refuse with the reference (validate.py): not run
+    deselected: list[str] = Field(default_factory=list)
 
 
 class VerdictStage(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import shlex
 import tarfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from taskfoundry.errors import SandboxError
@@ -33,8 +33,11 @@ MTIME = 1_577_836_800  # 2020-01-01
 _SKIP_DIRS = {".git", ".tox", ".nox", ".venv", "venv", "__pycache__", ".pytest_cache", "build", "dist"}
 
 
-def pytest_command(files: list[str], test_timeout: float, junit: str = RESULTS) -> str:
-    """The one pytest command of a feature task: these files, a JUnit report, per-test timeout."""
+def pytest_command(
+    files: list[str], test_timeout: float, junit: str = RESULTS, deselect: Sequence[str] = ()
+) -> str:
+    """The one pytest command of a feature task: these files but the `deselect`ed tests (node
+    ids), a JUnit report, per-test timeout."""
     return shlex.join(
         [
             PYTHON,
@@ -47,6 +50,7 @@ def pytest_command(files: list[str], test_timeout: float, junit: str = RESULTS) 
             f"--junitxml={junit}",
             f"--timeout={int(test_timeout)}",
             "-q",
+            *(f"--deselect={test}" for test in deselect),
             *files,
         ]
     )

@@ -14,6 +14,7 @@ import json
 import logging
 import shutil
 import tarfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -45,7 +46,11 @@ def graded(task_dir: Path, submission: Path, harness: EvalConfig, client: docker
         return "resolved"
     if result.error_code:
         return f"{result.error_code}: {(result.error_details or '')[:300]}"
-    bad = [f"{t.name} {t.status}" for t in result.test_results if t.status != "passed"]
+    bad = [
+        f"{t.name} {t.status}" + (f" ({t.extra['error_code']})" if t.extra.get("error_code") else "")
+        for t in result.test_results
+        if t.status != "passed"
+    ]
     return f"{score.passed} passed, {len(bad)} not, e.g. {'; '.join(bad[:3])}"
 
 
@@ -94,10 +99,16 @@ def self_check(
     """(why the task must not ship or None, what each check found)."""
     task = load_yaml_model(task_dir / "task.yaml", FeatureTaskYaml)
     scratch.mkdir(parents=True, exist_ok=True)
-    found = {"reference": graded(task_dir, task_dir / "solution.tar.gz", harness, client)}
-    start = start_state_submission(task_dir, client, scratch / "start_state.tar.gz")
-    found["start_state"] = graded(task_dir, start, harness, client)
-    found["empty"] = graded(task_dir, empty_submission(scratch / "empty.tar.gz"), harness, client)
+    found: dict[str, str] = {}
+
+    def timed(name: str, submission: Path) -> None:
+        began = time.monotonic()
+        found[name] = graded(task_dir, submission, harness, client)
+        found[f"{name}_seconds"] = f"{time.monotonic() - began:.1f}"  # grading time, for the record
+
+    timed("reference", task_dir / "solution.tar.gz")
+    timed("start_state", start_state_submission(task_dir, client, scratch / "start_state.tar.gz"))
+    timed("empty", empty_submission(scratch / "empty.tar.gz"))
     leaked = leaks(task.images.task_cleanroom, lines, client)
     found["leak_scan"] = f"removed code found: {leaked[:3]}" if leaked else "clean"
     if found["reference"] != "resolved":
@@ -130,6 +141,6 @@ def keep_checked(
         report = json.loads((path / "reports" / "feature.json").read_text())
         report |= {"selfcheck": found, "selfcheck_dropped": dropped}
         atomic.write_json(path / "reports" / "feature.json", report)
-    if dropped:
-        atomic.write_json(scratch / "dropped.json", dropped)
+    scratch.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(scratch / "dropped.json", dropped)  # this run's, empty too: none stale
     return [path for path, _ in kept]

@@ -84,12 +84,22 @@ def validate_one(
         on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=recording)
         types = recorded_types(box)
         values = recorded_values(box)
+        refused = _recorded(box, "refused.json")
     if not on_reference:
         return None, f"reference_run_failed: {tail[-800:]}"
     ref = {c.junit: c.status for c in on_reference}
     broken = sorted(j for j, s in ref.items() if s in ("failure", "error"))
     if broken:
         return None, f"reference_fails: {len(broken)} tests, e.g. {broken[:3]}"
+    if "" in refused:  # outside any test: the grader would refuse the reference's whole run
+        return None, f"grader_refuses_reference: {refused['']['why'][:300]}"
+    # tests the grader would refuse with the reference as the submission (frames read while a
+    # module it changes is on the stack, a test reading its own hidden file): left out of the
+    # task and deselected from its command, the grader's rules unchanged
+    left_out = {t: r["junit"] for t, r in refused.items() if isinstance(r, dict) and r.get("junit")}
+    if left_out:
+        log.info("feature %s: %d tests the grader would refuse left out", cand.name, len(left_out))
+    ref = {j: s for j, s in ref.items() if j not in set(left_out.values())}
     passed_ref = {j for j, s in ref.items() if s == "passed"}
     stripped_status = {c.junit: c.status for c in on_stripped}
     in_f2p_file = {c.junit for c in on_reference if c.file == cand.f2p_file}
@@ -113,7 +123,13 @@ def validate_one(
         return None, "unverifiable: no F2P test saw the interface return a value"
     return (
         ValidatedTask(
-            candidate=cand, f2p=f2p, p2p=p2p, return_types=kept, return_values=evidence, values_direct=direct
+            candidate=cand,
+            f2p=f2p,
+            p2p=p2p,
+            return_types=kept,
+            return_values=evidence,
+            values_direct=direct,
+            deselected=sorted(left_out),
         ),
         "",
     )
@@ -125,6 +141,7 @@ def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
     box.exec(f"mkdir -p {TYPES_DIR} && chmod 0777 {TYPES_DIR}", timeout=60, user="0:0")
     plugin = asset("feature/feature_types.py")
     box.put_file(plugin, f"{TYPES_DIR}/tf_feature_types.py")
+    box.put_file(asset("feature/feature_guard.py"), f"{TYPES_DIR}/tf_feature_guard.py")
     return {
         "PYTHONPATH": TYPES_DIR,
         "PYTEST_PLUGINS": "tf_feature_types",
@@ -132,6 +149,8 @@ def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
         "TF_TYPES_TARGETS": json.dumps(typed_interface(cand.interface)),
         "TF_VALUES_RECORD": f"{TYPES_DIR}/values.json",
         "TF_VALUES_TESTS": json.dumps([cand.f2p_file]),
+        "TF_REFUSED_RECORD": f"{TYPES_DIR}/refused.json",
+        "TF_SUBMITTED_FILES": json.dumps(sorted(cand.stripped)),
     }
 
 
