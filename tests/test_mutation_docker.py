@@ -323,7 +323,7 @@ def test_schemata_and_rebuilds_agree_on_every_mutant(mutcalc) -> None:  # type: 
     assert {r.way for r in rebuilt.records} == {"rebuild"}
     ways = [r.way for r in switched.records]
     assert ways.count("schema") >= 35, [(r.original, r.replacement, r.detail) for r in switched.records]
-    assert [(r.id, r.status) for r in rebuilt.records] == [(r.id, r.status) for r in switched.records]
+    _same_verdicts(rebuilt.records, switched.records)
     # one build: no schema mutant pays for one of its own
     assert all(r.build_seconds == 0 for r in switched.records if r.way == "schema")
     # every test covers every line here, but a mutant ran only the tests whose runs of the
@@ -333,7 +333,21 @@ def test_schemata_and_rebuilds_agree_on_every_mutant(mutcalc) -> None:  # type: 
     assert len(watched) >= 20 and infecting < sum(r.tests_run for r in watched) / 2
     unwatched = _analyze(mutcalc, mutcalc[2], many.model_copy(update={"infection": False}))
     assert all(r.infecting is None for r in unwatched.records)
-    assert [(r.id, r.status) for r in unwatched.records] == [(r.id, r.status) for r in switched.records]
+    _same_verdicts(unwatched.records, switched.records)
+
+
+def _same_verdicts(alone: list[Any], switched: list[Any]) -> None:
+    """The same mutants and verdicts, but for trivial compiler equivalence: a survivor the
+    switched run did not rebuild alone (`checked` false: it ran in the schema and a run of the
+    watch build infected it) is not found equivalent there, where a rebuild of it alone is
+    (docs/mutation.md). The consistent sample of 40 holds one such mutant."""
+    assert [r.id for r in alone] == [w.id for w in switched]
+    for r, w in zip(alone, switched, strict=True):
+        assert r.status == w.status or (r.status, w.status, w.checked) == ("equivalent", "survived", False), (
+            r,
+            w,
+        )
+    assert sum(r.status != w.status for r, w in zip(alone, switched, strict=True)) <= 2
 
 
 @pytest.fixture(scope="module")
