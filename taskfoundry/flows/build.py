@@ -92,14 +92,17 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
 def with_build_seed(config: Config, src: SourceResult) -> Config:
     """`config` with the explorer's and the function kind's seeds set: the secret one of this
     build where none is given."""
-    update: dict[str, Any] = {}
-    if config.explorer.seed is None:
-        seed = build_seed(config.work_dir, src.task_id)
-        update["explorer"] = config.explorer.model_copy(update={"seed": seed})
-    if config.function.seed is None:
-        seed = build_seed(config.work_dir, src.task_id)
-        update["function"] = config.function.model_copy(update={"seed": seed})
-    return config.model_copy(update=update) if update else config
+    unset = {
+        name: part
+        for name, part in (("explorer", config.explorer), ("function", config.function))
+        if part.seed is None
+    }
+    if not unset:
+        return config
+    seed = build_seed(config.work_dir, src.task_id)
+    return config.model_copy(
+        update={name: part.model_copy(update={"seed": seed}) for name, part in unset.items()}
+    )
 
 
 @flow(name="build-resolved", log_prints=False)
