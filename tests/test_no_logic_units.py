@@ -196,6 +196,23 @@ def test_a_public_candidate_is_not_run_its_dual_with_secret_data_is() -> None:
     assert list(undefended._with_duals(iter([public, fixed, other]))) == [public, fixed, other]
 
 
+def test_a_public_call_with_no_data_is_asked_again_with_a_secret_file() -> None:
+    """logsum's `count --by` (a usage error): nothing in it to redraw, so before it had no dual
+    and the lines only it reached went untested in the defended suite."""
+    usage_error = Probe(("count", "--by"))
+    explorer = _explorer([usage_error])
+    explorer._commands = {"count"}
+    explorer._corpus.files = {"app.log": "GET / 200\n"}
+    explorer._corpus.texts = ["secret text\n"]
+    (dual,) = explorer._with_duals(iter([usage_error]))
+    assert dual.origin == "dual" and dual.args[0] == "count" and dual.args[2:] == ("--by",)
+    name = dual.args[1]
+    assert name.startswith("app-") and name.endswith(".log") and dict(dual.files)[name] == "secret text\n"
+    assert probe_key(dual) not in explorer._public and dual.args != usage_error.args  # no table holds it
+    bare = _explorer([usage_error])  # nothing to draw a file from: no dual, the call is not run
+    assert list(bare._with_duals(iter([usage_error]))) == []
+
+
 def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
     explorer = _explorer([])
     version = _out("tool 1.0\n")

@@ -148,6 +148,7 @@ class Explorer:
         self._printed: dict[tuple[str, ...], str] = {}  # --version, --help -> the gold's outcome
         self._printer_tokens: dict[str, list[int]] = {}  # argv word -> [printer-like, other] runs
         self._printer_words: set[str] = set()  # words that alone print the version or help text
+        self._commands: set[str] = set()  # the program's commands (`logsum count`)
 
     def run(
         self,
@@ -170,6 +171,7 @@ class Explorer:
         data = runtime_data(sandbox)
         usages, corpus = self.prepare(data, repo, names, usage)
         self._corpus = corpus
+        self._commands = set(usages.get("", Usage()).commands)
         limit = self.config.public_probes if self.config.no_logic else 0
         views = public_views(repo, data, public_view)
         public = public_probes_of(self.config, views, names, usage, limit)
@@ -606,8 +608,25 @@ class Explorer:
         texts. Knowing the call is then not knowing the answer."""
         numbers = other_names(other_numbers(probe, self.rng), self.rng)
         data = other_data(numbers, self._corpus.texts, self.rng)
+        if data.key == probe.key and not has_data(probe):
+            data = self._with_secret_file(probe)
         found = {p.key: dataclasses.replace(p, origin="dual") for p in (numbers, data) if p.key != probe.key}
         return list(found.values())
+
+    def _with_secret_file(self, probe: Probe) -> Probe:
+        """A call with no data to redraw (logsum's `count --by`, a usage error) asked again with
+        one more argument: a file under a secret name holding a secret text, after the command
+        word. Its outcome is often the same, but neither its key nor its argv is in a lookup
+        table; without it the lines only the public call reaches go untested (a mutant of
+        logsum's option parsing survived the defended suite only for want of it)."""
+        corpus = self._corpus
+        if not corpus.files or not corpus.texts:
+            return probe
+        name = self.rng.choice(sorted(corpus.files))
+        at = 1 if probe.args and probe.args[0] in self._commands else 0
+        args = (*probe.args[:at], name, *probe.args[at:])
+        named = other_names(Probe(args, files=((name, self.rng.choice(corpus.texts)),)), self.rng)
+        return dataclasses.replace(named, stdin=probe.stdin, files=probe.files + named.files)
 
     @staticmethod
     def _with_files(argv: tuple[str, ...], corpus: Corpus, origin: str) -> Probe:
