@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from taskfoundry.kinds.program.results import (
 )
 from taskfoundry.kinds.program.settings import PackageSettings
 from taskfoundry.kinds.program.solution import compile_script, image_deps, image_env, solution_tarball
+from taskfoundry.kinds.program.ub import undefined_behaviour
 from taskfoundry.layout import REFERENCE_DIR
 from taskfoundry.models import (
     Branch,
@@ -179,6 +181,9 @@ def _checked_by_reference(
         raise PackageError(f"the reference submission passed none of {len(filt.kept)} tests; not packaged")
     if grade.failed:
         log.warning("the reference fails %d of %d kept tests: dropped", len(grade.failed), len(filt.kept))
+        build = meta.build
+        found = undefined_behaviour(build.image, build.recipe, suite, sorted(grade.failed), client)
+        grade = dataclasses.replace(grade, undefined=found)
     return without_reference_failures(filt, grade), grade
 
 
@@ -190,6 +195,8 @@ def without_reference_failures(filt: FilterStage, grade: ReferenceGrade) -> Filt
     dropped = {k: list(v) for k, v in filt.dropped.items()}
     for name, status in grade.failed.items():
         detail = f"the reference submission, built by compile.sh and graded: {status}"
+        if name in grade.undefined:  # the cause: the gold's own undefined behaviour on this call
+            detail += f"; undefined behaviour in the gold (UBSan): {grade.undefined[name]}"
         dropped.setdefault(name, []).append(DropRecord(id=REFERENCE_FAILS, timestamp=now, detail=detail))
     kept = [n for n in filt.kept if n not in grade.failed]
     return filt.model_copy(update={"kept": kept, "dropped": dropped})

@@ -9,7 +9,7 @@ test of a rebuild, and a task whose reference cannot build is no task.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import docker
@@ -27,10 +27,16 @@ class ReferenceGrade:
     error: str | None  # the grader's error (the reference did not build): no task
     failed: dict[str, str]  # test -> its status, for the tests the reference did not pass
     passed: int
+    undefined: dict[str, str] = field(default_factory=dict)  # failed test -> UBSan's report (ub.py)
 
     def report(self) -> dict[str, object]:
         """reports/reference.json: the reference's grade before packaging."""
-        return {"error": self.error, "passed": self.passed, "failed": self.failed}
+        return {
+            "error": self.error,
+            "passed": self.passed,
+            "failed": self.failed,
+            "undefined_behaviour": self.undefined,
+        }
 
 
 def grade_reference(
