@@ -194,31 +194,36 @@ PATCHES = {
 
 def _debian(fake: FakeRegistry) -> None:
     """A one-suite deb-src archive: `demo` (upstream tarball served) and `gone` (tarball 404)."""
+    _debian_suite(fake, "fake", [("demo", "1.0", True), ("gone", "1.0", False)])
+
+
+def _debian_suite(fake: FakeRegistry, suite: str, packages: list[tuple[str, str, bool]]) -> None:
+    """The suite's Sources index, listing each (name, upstream version, tarball served?)."""
     stanzas = []
-    for name in ("demo", "gone"):
-        orig = _tarball(f"{name}-1.0", {"configure.ac": f"AC_INIT([{name}], [1.0])\n"})
+    for name, up, served in packages:
+        orig = _tarball(f"{name}-{up}", {"configure.ac": f"AC_INIT([{name}], [{up}])\n"})
         binary = f"Binary: lib{name}-dev, lib{name}1,\n {name}-bin, {name}-doc\n"
-        dsc = f"Source: {name}\n{binary}Version: 1.0-1\n{DEPENDS}".encode()
+        dsc = f"Source: {name}\n{binary}Version: {up}-1\n{DEPENDS}".encode()
         pool = f"pool/main/{name[0]}/{name}"
-        fake.files[f"/debian/{pool}/{name}_1.0-1.dsc"] = dsc
-        if name == "demo":
-            fake.files[f"/debian/{pool}/{name}_1.0.orig.tar.gz"] = orig
-        files = [(f"{name}_1.0-1.dsc", dsc), (f"{name}_1.0.orig.tar.gz", orig)]
+        fake.files[f"/debian/{pool}/{name}_{up}-1.dsc"] = dsc
+        if served:
+            fake.files[f"/debian/{pool}/{name}_{up}.orig.tar.gz"] = orig
+        files = [(f"{name}_{up}-1.dsc", dsc), (f"{name}_{up}.orig.tar.gz", orig)]
         if name == "demo":  # its packaging's patch series: one applies, the next does not
             packaging = _tarball("debian", PATCHES)
-            fake.files[f"/debian/{pool}/{name}_1.0-1.debian.tar.gz"] = packaging
-            files.append((f"{name}_1.0-1.debian.tar.gz", packaging))
+            fake.files[f"/debian/{pool}/{name}_{up}-1.debian.tar.gz"] = packaging
+            files.append((f"{name}_{up}-1.debian.tar.gz", packaging))
         sums = "".join(f" {hashlib.sha256(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
         md5 = "".join(f" {hashlib.md5(d).hexdigest()} {len(d)} {f}\n" for f, d in files)
         stanzas.append(
-            f"Package: {name}\nBinary: {name}\nVersion: 1.0-1\nMaintainer: t <t@t>\n"
+            f"Package: {name}\nBinary: {name}\nVersion: {up}-1\nMaintainer: t <t@t>\n"
             f"Architecture: any\nFormat: 3.0 (quilt)\nDirectory: {pool}\nFiles:\n{md5}"
             f"Checksums-Sha256:\n{sums}"
         )
     sources = "\n".join(stanzas).encode()
-    fake.files["/debian/dists/fake/main/source/Sources"] = sources
-    fake.files["/debian/dists/fake/Release"] = (
-        "Origin: fake\nSuite: fake\nCodename: fake\nComponents: main\nArchitectures: amd64 source\n"
+    fake.files[f"/debian/dists/{suite}/main/source/Sources"] = sources
+    fake.files[f"/debian/dists/{suite}/Release"] = (
+        f"Origin: fake\nSuite: {suite}\nCodename: {suite}\nComponents: main\nArchitectures: amd64 source\n"
         "Date: Sat, 01 Jan 2000 00:00:00 UTC\nSHA256:\n"
         f" {hashlib.sha256(sources).hexdigest()} {len(sources)} main/source/Sources\n"
     ).encode()
@@ -241,9 +246,29 @@ def test_debian_upstream_tarball(fake: FakeRegistry, tmp_path: Path) -> None:
     )
     assert "debian patches: 1 of 3 applied (demo_1.0-1.debian.tar.gz" in message.stdout
     with pytest.raises(SourceUnavailable, match=r"not available: .*gone_1.0.orig.tar.gz \(404"):
-        resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))
+        resolve_source("debian:gone", tmp_path, _config(fake, tmp_path))  # in no fallback suite either
     with pytest.raises(SourceUnavailable, match=r"debian:nothere: not available"):
         resolve_source("debian:nothere", tmp_path, _config(fake, tmp_path))
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="debian sources need apt-get")
+def test_a_version_the_pool_no_longer_serves_is_built_from_a_suite_that_serves_one(
+    fake: FakeRegistry, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """trixie's index named libidn2 2.3.8-2 and its pool answered 404: the previous suite's
+    version is there, and is built, with a warning that says which."""
+    _debian(fake)
+    _debian_suite(fake, "older", [("gone", "0.9", True)])
+    config = _config(fake, tmp_path)
+    config.debian.fallback_suites = ["missing-suite", "older"]  # the first cannot even be read
+    with caplog.at_level("WARNING", logger="taskfoundry.sources.debian"):
+        co = resolve_source("debian:gone", tmp_path, config)
+    assert co.upstream is not None and co.upstream.version == "0.9-1"
+    assert (co.path / "configure.ac").read_text() == "AC_INIT([gone], [0.9])\n"
+    assert "built older's 0.9-1 instead" in caplog.text and "gone_1.0.orig.tar.gz (404" in caplog.text
+    config.debian.fallback_suites = []  # the fallback off: the 404 is the answer
+    with pytest.raises(SourceUnavailable, match=r"not available in any suite \(fake: not available: .*404"):
+        resolve_source("debian:gone", tmp_path, config)
 
 
 def test_a_source_building_gobject_introspection_data_gets_its_tools() -> None:

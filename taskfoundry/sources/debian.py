@@ -41,10 +41,40 @@ def parse(spec: str) -> tuple[str, str | None]:
 
 
 def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
+    """The source from the configured suite; where its index names a version the pool no longer
+    serves (trixie's libidn2 2.3.8-2: a 404), or does not list it, from the first of
+    `fallback_suites` that has one, with a warning naming the version built instead."""
     name, version = parse(spec)
-    state = mkdirs(config.cache(workdir) / f"apt-{config.debian.suite}")
+    try:
+        return _fetch_from(name, version, workdir, config, config.debian)
+    except SourceUnavailable as missing:
+        return _from_another_suite(name, version, workdir, config, missing)
+
+
+def _from_another_suite(
+    name: str, version: str | None, workdir: Path, config: SourceConfig, missing: SourceUnavailable
+) -> Checkout:
+    chosen = config.debian.suite
+    tried = [f"{chosen}: {missing}"]
+    for suite in (s for s in config.debian.fallback_suites if s != chosen):
+        other = config.debian.model_copy(update={"suite": suite})
+        try:
+            co = _fetch_from(name, version, workdir, config, other)
+        except SourceError as exc:  # not there either, or that suite cannot be read
+            tried.append(f"{suite}: {exc}")
+            continue
+        built = co.upstream.version if co.upstream else "?"
+        log.warning("debian:%s: %s; built %s's %s instead", name, missing, suite, built)
+        return co
+    raise SourceUnavailable(f"debian:{name}: not available in any suite ({'; '.join(tried)})") from missing
+
+
+def _fetch_from(
+    name: str, version: str | None, workdir: Path, config: SourceConfig, suite: DebianConfig
+) -> Checkout:
+    state = mkdirs(config.cache(workdir) / f"apt-{suite.suite}")
     with _locked(state):
-        _update(state, config.debian)
+        _update(state, suite)
         uris = _print_uris(state, f"{name}={version}" if version else name)
     up, archive = upstream_tarball(name, uris)
     dsc = next(u for u in uris if u["file"].endswith(".dsc"))

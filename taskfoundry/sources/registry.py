@@ -19,6 +19,12 @@ class DebianConfig(BaseModel):
 
     mirror: str = Field("http://deb.debian.org/debian", description="Debian archive URL")
     suite: str = Field("trixie", description="suite whose Sources index is searched")
+    fallback_suites: list[str] = Field(
+        default_factory=lambda: ["bookworm", "sid"],
+        description="suites searched in turn when `suite`'s index names a version its pool no "
+        "longer serves (a 404) or lists none; the version built instead is logged and is the "
+        "task's upstream version. []: fail at once",
+    )
     components: list[str] = Field(default_factory=lambda: ["main"])
     keyring: Path = Field(
         Path("/usr/share/keyrings/debian-archive-keyring.gpg"),
