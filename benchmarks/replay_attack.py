@@ -5,9 +5,11 @@
 As the worker, in the task's cleanroom image: the explorer's own candidate probes drawn from
 the cleanroom's docs with the public default seeds (`--per-seed` each, 6,000 by default in
 all), run on /workspace/executable; then, graded through the real grader: a lookup table of
-those outcomes by exact call, the same with the argv-only fallback, the gold's version text for
-every call, its help text for every call, and a program that does nothing. The issue's bar
-(55): exact at most 5%, fallback at most 15%, version and help at most 2% each, nothing 0.
+those outcomes by exact call, the same with the argv-only fallback, and with a third tier (the
+argv without the names of the files the call was given: ours, beyond the issue's attacker), the
+gold's version text for every call, its help text for every call, and a program that does
+nothing. The issue's bar (55): exact at most 5%, fallback at most 15% (the shape tier held to
+it too), version and help at most 2% each, nothing 0.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from taskfoundry.grading.task import load_task
 from taskfoundry.kinds.program.replay_attack import attacker_table, attacks, grade
 from taskfoundry.sandbox.docker import docker_client
 
-BAR = {"replay_exact": 0.05, "replay_fallback": 0.15, "version": 0.02, "help": 0.02, "nothing": 0.0}
+BAR = {
+    "replay_exact": 0.05,
+    "replay_fallback": 0.15,
+    "replay_shape": 0.15,
+    "version": 0.02,
+    "help": 0.02,
+    "nothing": 0.0,
+}
 
 
 def main() -> None:

@@ -71,9 +71,26 @@ def test_the_replay_dummy_replays_exact_calls_then_the_commonest_for_the_argv(tm
     assert wrote.stdout == b"3\n" and (tmp_path / "cwd" / "out.txt").read_text() == "3\n"
     unknown = _call(program, tmp_path, ["other"])
     assert (unknown.returncode, unknown.stdout, unknown.stderr) == (0, b"", b"")
-    exact_only = render_replay(table.model_copy(update={"argv": {}}))
+    exact_only = render_replay(table.model_copy(update={"argv": {}, "shape": {}}))
     missed = _call(exact_only, tmp_path, ["-n", "data.csv"], files={"data.csv": "unseen\n"})
     assert missed.stdout == b""
+
+
+def test_the_replay_dummy_finds_a_call_asked_again_with_a_secret_file_by_its_shape(tmp_path: Path) -> None:
+    """An attacker's third tier (ours, beyond the issue's): the argv without the names of the
+    files it was given. `count --by` is a usage error whatever file comes with it, so the call
+    the explorer asks again as `count secret-3f9a.log --by` is answered from the public one."""
+    usage = Probe(("count", "--by"))
+    out = _out("", 2, "--by needs a field\n")
+    table = replay_table([*PROBES, usage], [*OUTCOMES, out], [0, 1])
+    secret = ["count", "app-3f9a2c.log", "--by"]
+    found = _call(render_replay(table), tmp_path, secret, files={"app-3f9a2c.log": "GET / 200\n"})
+    assert (found.returncode, found.stderr) == (2, b"--by needs a field\n")
+    without = render_replay(table.model_copy(update={"shape": {}}))  # the issue's attacker
+    missed = _call(without, tmp_path, secret, files={"app-3f9a2c.log": "GET / 200\n"})
+    assert (missed.returncode, missed.stderr) == (0, b"")
+    named = _call(render_replay(table), tmp_path, ["count", "other-name", "--by"])  # not a file
+    assert named.stderr == b""
 
 
 def test_the_version_and_help_printers_answer_every_call_alike(tmp_path: Path) -> None:

@@ -70,6 +70,7 @@ def test_a_lookup_table_of_public_probes_passes_almost_nothing(defended, docker_
     found = attacks(table)
     assert _rate(spec, found["replay_exact"], docker_client) <= 0.05
     assert _rate(spec, found["replay_fallback"], docker_client) <= 0.15
+    assert _rate(spec, found["replay_shape"], docker_client) <= 0.15  # argv without its files' names
 
 
 def test_the_gold_s_version_and_help_for_every_call_pass_almost_nothing(defended, docker_client) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A no-logic submission, as an attacker with only public information would write it: the
 gold's recorded outcomes on public probes, looked up by argv + stdin + the contents of the
-files argv names, and else the most common outcome recorded for the same argv.
+files argv names, else the most common outcome recorded for the same argv, else the most common
+one for the same argv with the names of the files it was given left out (`shape`: a call the
+pipeline asked again with a file under a secret name still finds the public call's answer).
 
 Rendered by taskfoundry.kinds.program.filter.dummies with its table in DATA; the filter runs
 it as a dummy, and a test it passes measures no rebuild. Standard library only: it runs as the
@@ -16,7 +18,7 @@ import os
 import sys
 import zlib
 
-DATA = ""  # zlib + base64 of the table: {"exact": {key: i}, "argv": {key: i}, "always": i, "outcomes": [...]}
+DATA = ""  # zlib + base64 of the table: {"exact", "argv", "shape": {key: i}, "always": i, "outcomes": [...]}
 
 
 def call_key(args: list[str], stdin: bytes, files: dict[str, bytes]) -> str:
@@ -28,6 +30,11 @@ def call_key(args: list[str], stdin: bytes, files: dict[str, bytes]) -> str:
 
 def argv_key(args: list[str]) -> str:
     return hashlib.sha256(json.dumps(list(args)).encode()).hexdigest()
+
+
+def shape_key(args: list[str], files: set[str]) -> str:
+    """The argv without the words that name a file the call was given."""
+    return argv_key([a for a in args if a not in files])
 
 
 def named_files(args: list[str]) -> dict[str, bytes]:
@@ -66,9 +73,12 @@ def main() -> None:
         replay(outcomes[table["always"]])
     args = sys.argv[1:]
     stdin = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
-    hit = table["exact"].get(call_key(args, stdin, named_files(args)))
+    named = named_files(args)
+    hit = table["exact"].get(call_key(args, stdin, named))
     if hit is None:
         hit = table["argv"].get(argv_key(args))
+    if hit is None:
+        hit = table.get("shape", {}).get(shape_key(args, set(named)))
     if hit is not None:
         replay(outcomes[hit])
     os._exit(0)

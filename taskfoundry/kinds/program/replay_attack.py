@@ -79,11 +79,12 @@ def _run(box: DockerSandbox, job: RunnerJob, probes: list[Probe]) -> list[Outcom
 
 def attacks(table: ReplayTable) -> dict[str, bytes]:
     """The no-logic submissions' programs, by name."""
-    exact = table.model_copy(update={"argv": {}})
+    exact = table.model_copy(update={"argv": {}, "shape": {}})
     found = {
         "nothing": NOTHING,
         "replay_exact": render_replay(exact),
-        "replay_fallback": render_replay(table),
+        "replay_fallback": render_replay(table.model_copy(update={"shape": {}})),
+        "replay_shape": render_replay(table),  # the fallback, then argv without its files' names
     }
     for name, args in (("version", VERSION_ARGS), ("help", HELP_ARGS)):
         at = table.outcome_of(args)

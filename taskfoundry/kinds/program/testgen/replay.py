@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
-from taskfoundry.assets.program.replay_dummy import argv_key, call_key
+from taskfoundry.assets.program.replay_dummy import argv_key, call_key, shape_key
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 
 VERSION_ARGS = ("--version",)
@@ -43,10 +43,12 @@ def _bytes(data: str | bytes) -> bytes:
 
 
 class ReplayTable(BaseModel):
-    """The gold's outcomes on public probes: by exact key, and the most common by argv alone."""
+    """The gold's outcomes on public probes: by exact key, the most common by argv alone, and
+    the most common by argv without the names of the files the call was given (`shape`)."""
 
     exact: dict[str, int] = Field(default_factory=dict)
     argv: dict[str, int] = Field(default_factory=dict)
+    shape: dict[str, int] = Field(default_factory=dict)
     outcomes: list[dict[str, Any]] = Field(default_factory=list)
     probes: int = Field(0, description="public probes run on the gold")
     seeds: list[int] = Field(default_factory=list, description="the public seeds they were drawn with")
@@ -70,6 +72,7 @@ def replay_table(probes: list[Probe], outcomes: list[Outcome], seeds: list[int])
     table = ReplayTable(probes=len(probes), seeds=list(seeds))
     index: dict[str, int] = {}
     by_argv: dict[str, Counter[int]] = {}
+    by_shape: dict[str, Counter[int]] = {}
     for probe, out in zip(probes, outcomes, strict=True):
         if out.not_run or out.timed_out or out.stdout is None or out.stderr is None:
             continue
@@ -79,15 +82,23 @@ def replay_table(probes: list[Probe], outcomes: list[Outcome], seeds: list[int])
             table.outcomes.append(record)
         table.exact.setdefault(probe_key(probe), i)
         by_argv.setdefault(argv_key(list(probe.args)), Counter())[i] += 1
+        by_shape.setdefault(shape_key(list(probe.args), {n for n, _ in probe.files}), Counter())[i] += 1
     table.argv = {k: counts.most_common(1)[0][0] for k, counts in by_argv.items()}
+    table.shape = {k: counts.most_common(1)[0][0] for k, counts in by_shape.items()}
     return table
 
 
 def render_replay(table: ReplayTable, always: int | None = None) -> bytes:
     """The replay dummy as a Python script; `always`: that outcome for every call."""
-    data = {"exact": table.exact, "argv": table.argv, "outcomes": table.outcomes, "always": always}
+    data = {
+        "exact": table.exact,
+        "argv": table.argv,
+        "shape": table.shape,
+        "outcomes": table.outcomes,
+        "always": always,
+    }
     if always is not None:  # the one outcome it replays is all it needs
-        data = {"exact": {}, "argv": {}, "outcomes": [table.outcomes[always]], "always": 0}
+        data = {"exact": {}, "argv": {}, "shape": {}, "outcomes": [table.outcomes[always]], "always": 0}
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 6)).decode()
     code = asset("program/replay_dummy.py").decode()
     return code.replace('DATA = ""', f"DATA = {blob!r}", 1).encode()
