@@ -230,6 +230,25 @@ def test_a_public_call_with_no_data_is_asked_again_with_a_secret_file() -> None:
     assert list(bare._with_duals(iter([usage_error]))) == []
 
 
+def test_a_probe_the_replay_dummy_answers_as_the_gold_is_not_kept_its_lines_stay_open() -> None:
+    """The filter's replay dummy would drop its test (17 of logsum's kept tests), and the lines
+    credited to it would go untested: the explorer leaves it out and asks its duals instead."""
+    table = replay_table(PROBES, OUTCOMES, [0, 1])
+    secret = Probe(("-n", "d-4e1f.csv"), files=(("d-4e1f.csv", "q,r\n5,6\n"),))  # a key no table has
+    defended = _explorer([])
+    defended._replay = table
+    defended._corpus.texts = ["secret text\n"]
+    defended._absorb([secret], [OUTCOMES[2]])  # "2 rows": the commonest answer to `-n FILE`
+    assert defended.state.kept == [] and defended.state.replayed == 1 and defended.state.covered == {}
+    assert defended._pending  # its duals, with other data, are asked next
+    other = _out("1 row\n")  # an answer the table does not give: a test of the rebuild
+    defended._absorb([secret], [other])
+    assert [k.probe for k in defended.state.kept] == [secret]
+    undefended = _explorer([])  # no table (no_logic off): kept, as the filter would then drop it
+    undefended._absorb([secret], [OUTCOMES[2]])
+    assert [k.probe for k in undefended.state.kept] == [secret] and undefended.state.replayed == 0
+
+
 def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
     explorer = _explorer([])
     version = _out("tool 1.0\n")

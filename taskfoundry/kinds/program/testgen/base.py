@@ -12,6 +12,7 @@ from taskfoundry.errors import ConfigError
 from taskfoundry.kinds.program.results import OriginCount
 from taskfoundry.kinds.program.settings import GeneratorSettings
 from taskfoundry.kinds.program.testgen.probes import Probe
+from taskfoundry.kinds.program.testgen.replay import ReplayTable
 from taskfoundry.layout import WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import Sandbox
 
@@ -34,6 +35,7 @@ class GenerationContext:
     harvested: tuple[Probe, ...] = ()  # the project's own tests' calls (testgen.harvest)
     argv0: str = WORKSPACE_EXECUTABLE  # what the program is called as (cleanroom.called_as)
     public_view: Path | None = None  # the cleanroom's workspace on the host: what a worker reads
+    replay: ReplayTable | None = None  # the filter's replay dummy's table (testgen.replay_record)
 
 
 @dataclass

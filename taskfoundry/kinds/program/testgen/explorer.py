@@ -38,7 +38,13 @@ from taskfoundry.kinds.program.testgen.probes import (
     install_runner,
     run_probes,
 )
-from taskfoundry.kinds.program.testgen.replay import HELP_ARGS, VERSION_ARGS, first_distinct, probe_key
+from taskfoundry.kinds.program.testgen.replay import (
+    HELP_ARGS,
+    VERSION_ARGS,
+    ReplayTable,
+    first_distinct,
+    probe_key,
+)
 from taskfoundry.kinds.program.testgen.usage import Option, Usage, parse_usage, with_options
 from taskfoundry.pipeline.secret import fresh_seed
 from taskfoundry.sandbox.base import Sandbox
@@ -83,6 +89,7 @@ class Exploration:
     seconds: float = 0.0
     dummy_like: int = 0  # probes not kept because a dummy reproduces their output
     public_like: int = 0  # probes not kept because a worker can draw them (testgen.replay)
+    replayed: int = 0  # probes not kept because the filter's replay dummy answers them as the gold
     printer_skipped: int = 0  # candidates not run: a word in them printed only --version/--help
     input_independent: int = 0  # kept tests the gold answers alike whatever their data
     input_independent_public: int = 0  # of those, the ones whose argv a public probe has (capped)
@@ -149,6 +156,7 @@ class Explorer:
         self._printer_tokens: dict[str, list[int]] = {}  # argv word -> [printer-like, other] runs
         self._printer_words: set[str] = set()  # words that alone print the version or help text
         self._commands: set[str] = set()  # the program's commands (`logsum count`)
+        self._replay: ReplayTable | None = None  # the filter's replay dummy's table
 
     def run(
         self,
@@ -159,12 +167,15 @@ class Explorer:
         log_path: Path,
         harvested: Sequence[Probe] = (),
         public_view: Path | None = None,
+        replay: ReplayTable | None = None,
     ) -> Exploration:
         """Explore; every probe and its outcome goes to `log_path` (JSON lines). `names` are
         what the docs call the program; `usage` its help text by command (`capture_usage`);
         `harvested` the project's own tests' calls, run first; `public_view` the cleanroom's
-        workspace on the host (what a worker reads: the public probes are drawn from it too)."""
+        workspace on the host (what a worker reads: the public probes are drawn from it too);
+        `replay` the filter's replay table (a probe it answers as the gold did is not kept)."""
         self._harvested = harvested
+        self._replay = replay if self.config.no_logic else None
         start = time.monotonic()
         install_runner(sandbox)
         self.state.usage = dict(usage)
@@ -363,8 +374,12 @@ class Explorer:
             if printer:
                 self.state.dummy_like += 1  # the version or help printer passes its test
                 continue
-            if self._public_candidate(probe):
-                self.state.public_like += 1  # a lookup table of the gold would pass its test
+            public = self._public_candidate(probe)
+            if public or (self._replay is not None and self._replay.replays(probe, out)):
+                # a lookup table of the gold would pass its test: the filter's replay dummy drops
+                # it, and lines credited to it went untested (17 of logsum's kept tests)
+                self.state.public_like += public
+                self.state.replayed += not public
                 if new:  # its lines, reached again with data a worker cannot know
                     self._pending.extend(self._duals(probe))
                 continue

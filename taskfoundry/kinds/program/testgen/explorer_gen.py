@@ -46,6 +46,7 @@ class ExplorerGenerator:
             ctx.log_dir / "probes.jsonl",
             ctx.harvested,
             ctx.public_view,
+            ctx.replay,
         )
         # the guided step's candidates: the probes not kept, then the kept ones (whose
         # neighbours may tell a survivor apart where the probe itself does not)
@@ -71,6 +72,7 @@ class ExplorerGenerator:
             seed=cfg.seed,
             not_kept={
                 "public_like": state.public_like,
+                "replayed": state.replayed,
                 "dummy_like": state.dummy_like,
                 "printer_skipped": state.printer_skipped,
                 "traces": state.traces,

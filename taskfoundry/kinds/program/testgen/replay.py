@@ -57,6 +57,22 @@ class ReplayTable(BaseModel):
         """The recorded outcome of `args` with no stdin and no file (a fixed probe's)."""
         return self.exact.get(call_key(list(args), b"", {}))
 
+    def answer(self, probe: Probe) -> dict[str, Any] | None:
+        """What the replay dummy answers `probe` with: the exact call's outcome, else the
+        commonest for its argv, else for its argv without the names of its files (None: none)."""
+        hit = self.exact.get(probe_key(probe))
+        if hit is None:
+            hit = self.argv.get(argv_key(list(probe.args)))
+        if hit is None:
+            hit = self.shape.get(shape_key(list(probe.args), {n for n, _ in probe.files}))
+        return None if hit is None else self.outcomes[hit]
+
+    def replays(self, probe: Probe, out: Outcome) -> bool:
+        """Whether the replay dummy answers `probe` as the gold did (`out`): its test is one a
+        lookup table passes."""
+        found = self.answer(probe)
+        return found is not None and found == _record(out)
+
     def save(self, path: Path) -> Path:
         atomic.write_text(path, self.model_dump_json())
         return path
@@ -76,7 +92,7 @@ def replay_table(probes: list[Probe], outcomes: list[Outcome], seeds: list[int])
     for probe, out in zip(probes, outcomes, strict=True):
         if out.not_run or out.timed_out or out.stdout is None or out.stderr is None:
             continue
-        record = {"exit_code": out.exit_code, "stdout": out.stdout, "stderr": out.stderr, "files": out.files}
+        record = _record(out)
         i = index.setdefault(json.dumps(record, sort_keys=True), len(table.outcomes))
         if i == len(table.outcomes):
             table.outcomes.append(record)
@@ -86,6 +102,10 @@ def replay_table(probes: list[Probe], outcomes: list[Outcome], seeds: list[int])
     table.argv = {k: counts.most_common(1)[0][0] for k, counts in by_argv.items()}
     table.shape = {k: counts.most_common(1)[0][0] for k, counts in by_shape.items()}
     return table
+
+
+def _record(out: Outcome) -> dict[str, Any]:
+    return {"exit_code": out.exit_code, "stdout": out.stdout, "stderr": out.stderr, "files": out.files}
 
 
 def render_replay(table: ReplayTable, always: int | None = None) -> bytes:

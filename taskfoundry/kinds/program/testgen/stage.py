@@ -19,7 +19,7 @@ from taskfoundry.kinds.program.results import CleanroomStage, GenerateStage
 from taskfoundry.kinds.program.settings import GenerateSettings, GeneratorSettings
 from taskfoundry.kinds.program.testgen.base import GenerationContext, make_generator
 from taskfoundry.kinds.program.testgen.harvest import harvest
-from taskfoundry.kinds.program.testgen.replay_record import record_replay
+from taskfoundry.kinds.program.testgen.replay_record import load_replay, record_replay
 from taskfoundry.kinds.program.testgen.thirdparty import third_party_prefixes
 from taskfoundry.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.models import CoverageReport
@@ -28,7 +28,8 @@ from taskfoundry.pipeline.settings import PROBE_LIMITS
 from taskfoundry.sandbox.base import Sandbox, SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
-REPLAY_SUFFIX = ".replay.json"  # the replay dummy's table, beside its branch's suite
+REPLAY_SUFFIX = ".replay.json"  # the replay dummy's table, beside the suites
+PUBLIC = "public"  # its name: drawn from public information only, whatever the branch
 PROGRAM_JSON = "program.json"  # in eval/tests: assets/grading/tfrun.py reads it
 
 
@@ -55,9 +56,11 @@ def generate_stage(
         DockerSandbox(build.image, PROBE_LIMITS, client=client) as box,
     ):
         ctx = generation_context(box, src, build, clean, settings.generator, names.generate_dir, view)
-        branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested)))
-        # beside the suite, not in the generate directory the task's reports copy (megabytes)
-        replay = record_replay(ctx, settings.generator.explorer, names.suite_dir(branch.name + REPLAY_SUFFIX))
+        # first, so the explorer keeps no test the filter's replay dummy passes; beside the
+        # suites, not in the generate directory the task's reports copy (megabytes)
+        replay = record_replay(ctx, settings.generator.explorer, names.suite_dir(PUBLIC + REPLAY_SUFFIX))
+        table = load_replay(replay)
+        branch = generator.generate(dataclasses.replace(ctx, harvested=tuple(harvested), replay=table))
     suite = names.suite_dir(branch.name)
     write_suite(suite, branch.files, clean.argv0)
     return GenerateStage(
