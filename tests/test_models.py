@@ -66,3 +66,40 @@ def test_coverage_report_from_lines() -> None:
     assert rep.lines_covered == 2 and rep.lines_total == 5
     assert rep.line_rate == pytest.approx(0.4)
     assert rep.files["a.c"].missed == [3, 4] and rep.files["b.c"].covered == []
+
+
+def _models_under(model: type, seen: set[type]) -> set[type]:
+    """`model` and every model its fields hold (in lists, dicts and unions too)."""
+    import inspect
+    import typing
+
+    from pydantic import BaseModel
+
+    if model in seen:
+        return seen
+    seen.add(model)
+    for field in model.model_fields.values():  # type: ignore[attr-defined]
+        stack = [field.annotation]
+        while stack:
+            kind = stack.pop()
+            stack.extend(typing.get_args(kind))
+            if inspect.isclass(kind) and issubclass(kind, BaseModel):
+                _models_under(kind, seen)
+    return seen
+
+
+def test_every_config_section_refuses_a_key_it_does_not_know(tmp_path: Path) -> None:
+    """`explorer: {max_probs: 800}` ran a whole build on the defaults (issue 59): every section,
+    however deep, names a misspelt key, with its file and section."""
+    from taskfoundry.config import Config, load_config
+
+    sections = _models_under(Config, set())
+    assert len(sections) > 20
+    lax = sorted(m.__name__ for m in sections if m.model_config.get("extra") != "forbid")  # type: ignore[attr-defined]
+    assert lax == []
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("explorer: {max_probs: 800}\nfilter: {gold_run: 5}\nsources: {debian: {suit: sid}}\n")
+    with pytest.raises(ConfigError) as found:
+        load_config(typo)
+    for where in (str(typo), "explorer.max_probs", "filter.gold_run", "sources.debian.suit"):
+        assert where in str(found.value)

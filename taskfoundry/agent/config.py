@@ -26,12 +26,16 @@ DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANT
 class Price(BaseModel):
     """What a model charges, in USD per million tokens."""
 
+    model_config = {"extra": "forbid"}
+
     input_per_mtok: float = Field(ge=0, description="USD per million input (prompt) tokens")
     output_per_mtok: float = Field(ge=0, description="USD per million output tokens")
 
 
 class ModelConfig(BaseModel):
     """Which model to call and how. Nothing here reads the environment by itself."""
+
+    model_config = {"extra": "forbid"}
 
     provider: Provider = Field(description="API format: `openai` (chat completions) or `anthropic`")
     model: str = Field(description="model name sent to the API, and the key in `prices`")

@@ -22,6 +22,8 @@ Failure = Literal["model", "sandbox"]
 class AgentConfig(BaseModel):
     """Budgets and limits of one agent run. A budget of None is unlimited."""
 
+    model_config = {"extra": "forbid"}
+
     step_limit: int | None = Field(default=50, ge=1, description="model calls before the run stops")
     cost_limit: float | None = Field(default=5.0, gt=0, description="USD spent before the run stops")
     time_limit: float | None = Field(default=3600.0, gt=0, description="wall-clock seconds for the run")

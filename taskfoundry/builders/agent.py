@@ -36,6 +36,8 @@ SCRIPTS = ("build.sh", "build-cov.sh")  # what the agent writes: its answer
 class BuildAgentConfig(BaseModel):
     """The build agent: which model, and its budgets. No model: no agent (detection only)."""
 
+    model_config = {"extra": "forbid"}
+
     model: ModelConfig | None = Field(None, description="the model; None turns the agent off")
     agent: AgentConfig = Field(
         default_factory=lambda: AgentConfig(

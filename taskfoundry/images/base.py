@@ -59,6 +59,8 @@ DEFAULT_PACKAGES = [
 class BaseImageConfig(BaseModel):
     """How the base image is made."""
 
+    model_config = {"extra": "forbid"}
+
     suite: str = Field("trixie", description="Debian suite to bootstrap")
     mirror: str = Field("http://deb.debian.org/debian", description="Debian archive URL")
     packages: list[str] = Field(default_factory=lambda: list(DEFAULT_PACKAGES))

@@ -17,6 +17,8 @@ from taskfoundry.sources.gitrepo import mkdirs, snapshot_commit
 class DebianConfig(BaseModel):
     """Where Debian source packages are looked up (`apt-get source`, private apt state)."""
 
+    model_config = {"extra": "forbid"}
+
     mirror: str = Field("http://deb.debian.org/debian", description="Debian archive URL")
     suite: str = Field("trixie", description="suite whose Sources index is searched")
     fallback_suites: list[str] = Field(
@@ -37,6 +39,8 @@ class DebianConfig(BaseModel):
 class CratesConfig(BaseModel):
     """The crate registry, read the way cargo reads it (sparse index + its `dl` template)."""
 
+    model_config = {"extra": "forbid"}
+
     index: str = Field("https://index.crates.io", description="sparse index URL")
     max_rust_version: str | None = Field(
         "1.96",
@@ -48,11 +52,15 @@ class CratesConfig(BaseModel):
 class PyPIConfig(BaseModel):
     """The Python package index (its JSON API)."""
 
+    model_config = {"extra": "forbid"}
+
     json_api: str = Field("https://pypi.org/pypi", description="base of /<name>/json")
 
 
 class SourceConfig(BaseModel):
     """Settings of the registry providers."""
+
+    model_config = {"extra": "forbid"}
 
     debian: DebianConfig = Field(default_factory=DebianConfig)
     crates: CratesConfig = Field(default_factory=CratesConfig)

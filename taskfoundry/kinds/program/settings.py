@@ -35,6 +35,8 @@ class GenerationBudget(AgentConfig):
     """The agent loop's config, with its step/cost/time limits as totals for a whole generation
     (shared out over its runs) and defaults to match."""
 
+    model_config = {"extra": "forbid"}
+
     step_limit: int | None = Field(default=200, ge=1, description="model calls, all runs together")
     cost_limit: float | None = Field(default=10.0, gt=0, description="USD, all runs together")
     time_limit: float | None = Field(default=5400.0, gt=0, description="wall-clock seconds in all")
@@ -66,6 +68,8 @@ class AgentGenConfig(BaseModel):
 class HarvestConfig(BaseModel):
     """The program's own test suite, run once with a recording shim: its calls become probes."""
 
+    model_config = {"extra": "forbid"}
+
     enabled: bool = Field(True, description="run the project's tests and replay their calls as probes")
     seconds: float = Field(300, gt=0, description="wall-time the project's test suite may take")
     compile_seconds: float = Field(
@@ -84,6 +88,8 @@ class HarvestConfig(BaseModel):
 
 class ExplorerConfig(BaseModel):
     """Budgets and knobs of the explorer."""
+
+    model_config = {"extra": "forbid"}
 
     seed: int | None = Field(
         None,
@@ -167,6 +173,8 @@ class ExplorerConfig(BaseModel):
 
 
 class FilterConfig(BaseModel):
+    model_config = {"extra": "forbid"}
+
     gold_runs: int = Field(3, description="runs of the suite against the gold executable")
     dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES))
     no_logic: list[str] = Field(
