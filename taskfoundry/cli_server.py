@@ -34,6 +34,9 @@ from taskfoundry.errors import TaskfoundryError
 from taskfoundry.prefect_env import OWN_SERVER_ENV
 
 log = logging.getLogger(__name__)
+# Prefect's own 20 s is missed on a busy 2-core machine (a build failed at 20 s under a test run's
+# load, its server about to answer): waiting longer costs nothing, `wait` returns once it answers
+STARTUP_FLOOR = 120.0
 
 # what Prefect's SubprocessASGIServer sets for its temporary server: no UI, ephemeral services
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
@@ -148,7 +151,7 @@ def embedded_server() -> Iterator[Callable[[], None]]:
             set_here["PREFECT_UI_URL"] = ""
         os.environ.update(set_here)
         refresh_global_settings_context()  # the settings every thread falls back to
-        server.wait(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
+        server.wait(max(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value(), STARTUP_FLOOR))
         log.info(
             "Prefect server of this command on %s, up %.1f s after it started", server.api_url, server.age()
         )
