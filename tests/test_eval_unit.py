@@ -291,6 +291,8 @@ def test_run_records_every_kind_of_bad_task(tmp_path: Path, monkeypatch: pytest.
     (tasks / "c__broken.0000000" / "tests.json").write_text("{}")
     (run / "zz__unknown.0000000").mkdir(parents=True)
     (run / "zz__unknown.0000000" / "submission.tar.gz").write_bytes(b"")
+    (run / "a__infra.0000000").mkdir()  # a run with no submission for any task is refused
+    (run / "a__infra.0000000" / "submission.tar.gz").write_bytes(b"")
     calls: list[str] = []
 
     def fake(self: Any, task_dir: Path, *args: Any) -> EvaluationResult:
@@ -369,7 +371,44 @@ def test_the_task_kind_grades_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     text = (task_dir / "task.yaml").read_text().replace("kind: program", "kind: recording")
     (task_dir / "task.yaml").write_text(text if "kind: recording" in text else text + "kind: recording\n")
     (run / task_dir.name).mkdir(parents=True)
+    (run / task_dir.name / "submission.tar.gz").write_bytes(b"\x1f\x8b")
     monkeypatch.setitem(registry.KINDS, "recording", f"{__name__}:_RecordingKind")
     summary = evaluate_run(run, tasks, EvalConfig(), client=object())  # type: ignore[arg-type]
     assert _RecordingKind.seen == [(task_dir.name, "run")]
     assert [t.error_code for t in summary.tasks] == [None]
+
+
+def test_a_wrong_tasks_directory_or_an_empty_run_is_an_error_not_a_summary_of_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`eval RUN --tasks WRONG_DIR` exited 0 and wrote `"tasks": []` over RUN's summary (issue 59)."""
+    from click.testing import CliRunner
+
+    from taskfoundry.cli import main
+    from taskfoundry.kinds import registry
+
+    tasks, run = tmp_path / "tasks", tmp_path / "run"
+    task_dir = make_task(tasks)
+    text = (task_dir / "task.yaml").read_text().replace("kind: program", "kind: recording")
+    (task_dir / "task.yaml").write_text(text if "kind: recording" in text else text + "kind: recording\n")
+    monkeypatch.setitem(registry.KINDS, "recording", f"{__name__}:_RecordingKind")
+    (run / task_dir.name).mkdir(parents=True)
+    with pytest.raises(TaskfoundryError, match="no submission in .* for any of the 1 tasks"):
+        evaluate_run(run, tasks, EvalConfig(), client=object())  # type: ignore[arg-type]
+    (run / task_dir.name / "submission.tar.gz").write_bytes(b"\x1f\x8b")
+    first = evaluate_run(run, tasks, EvalConfig(), client=object())  # type: ignore[arg-type]
+    assert [t.task_id for t in first.tasks] == [task_dir.name]
+    before = (run / "summary.json").read_text()
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    graded = CliRunner().invoke(main, ["eval", str(run), "--tasks", str(wrong)])
+    assert graded.exit_code == 1 and f"no task in {wrong}" in graded.output
+    assert (run / "summary.json").read_text() == before  # the real summary is still there
+    other = make_task(tmp_path / "other", "b__other.0000000")  # a directory holding another task
+    (run / other.name).mkdir()
+    (run / other.name / "submission.tar.gz").write_bytes(b"\x1f\x8b")
+    text = (other / "task.yaml").read_text().replace("kind: program", "kind: recording")
+    (other / "task.yaml").write_text(text if "kind: recording" in text else text + "kind: recording\n")
+    with pytest.raises(TaskfoundryError, match="holds 1 graded tasks this run did not find"):
+        evaluate_run(run, other.parent, EvalConfig(), client=object())  # type: ignore[arg-type]
+    assert (run / "summary.json").read_text() == before  # never replaced by less

@@ -72,6 +72,9 @@ def _eval(
         sys.exit(1)
     click.echo(summary_text(summary))
     click.echo(f"summary: {run_dir / 'summary.json'}")
+    if summary.warnings:  # submissions for tasks --tasks does not hold: a wrong directory?
+        click.echo(f"taskfoundry: {'; '.join(summary.warnings)}", err=True)
+        sys.exit(1)
 
 
 eval_command = click.command("eval")(_eval)

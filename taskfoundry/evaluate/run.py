@@ -49,6 +49,7 @@ def evaluate_run(
     task_dirs = find_tasks(tasks_dir)
     if not run_dir.is_dir():
         raise TaskfoundryError(f"no run directory at {run_dir}")
+    _check_run(run_dir, tasks_dir, task_dirs)
     branch = solution_branch or run_dir.resolve().name
     own = client is None
     engine = client or docker_client()
@@ -59,8 +60,39 @@ def evaluate_run(
         if own:
             engine.close()
     summary = summarize(run_dir, tasks_dir, scores, _stray_submissions(run_dir, scores))
+    _keeps_what_it_had(run_dir / "summary.json", summary)
     save_json(run_dir / "summary.json", summary)
     return summary
+
+
+def _check_run(run_dir: Path, tasks_dir: Path, task_dirs: list[Path]) -> None:
+    """A tasks directory with no task, or a run with no submission for any of them, is a
+    mistake (a wrong --tasks wrote a summary of nothing over a real one), not an empty run."""
+    if not task_dirs:
+        raise TaskfoundryError(
+            f"no task in {tasks_dir} (a task is a directory with task.yaml and tests.json)"
+        )
+    if not any((run_dir / d.name / SUBMISSION).is_file() for d in task_dirs):
+        raise TaskfoundryError(
+            f"no submission in {run_dir} for any of the {len(task_dirs)} tasks in {tasks_dir} "
+            f"(expected {run_dir}/<task id>/{SUBMISSION})"
+        )
+
+
+def _keeps_what_it_had(path: Path, summary: EvalSummary) -> None:
+    """A summary is never replaced by one that leaves out tasks it had graded."""
+    if not path.is_file():
+        return
+    try:
+        before = load_json_model(path, EvalSummary)
+    except ConfigError:  # unreadable: nothing to keep
+        return
+    lost = sorted({t.task_id for t in before.tasks} - {t.task_id for t in summary.tasks})
+    if lost:
+        raise TaskfoundryError(
+            f"{path} holds {len(lost)} graded tasks this run did not find ({', '.join(lost[:5])}): "
+            "not replaced; move it away to start over"
+        )
 
 
 def evaluate_one(
