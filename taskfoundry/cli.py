@@ -67,6 +67,7 @@ OUT_OPTION = click.option(
 
 
 @click.group(cls=LazyGroup)
+@click.version_option(package_name="taskfoundry", message="taskfoundry %(version)s")
 @click.option("-v", "--verbose", is_flag=True, help="log progress to stderr")
 def main(verbose: bool) -> None:
     """Turn software repositories into ProgramBench-style benchmark tasks."""
@@ -128,16 +129,28 @@ def _fail(exc: TaskfoundryError, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
+def probe_budget(max_probes: int | None) -> dict[str, Any]:
+    """--max-probes is the budget: the adaptive growth past it (explorer.growth) is off."""
+    return {} if max_probes is None else {"max_probes": max_probes, "growth": 1.0}
+
+
 def build_flags(
     seed: int | None, max_probes: int | None, resume: bool | None, mutants: int | None = None
 ) -> dict[str, Any]:
     return {
-        "explorer": {"seed": seed, "max_probes": max_probes},
+        "explorer": {"seed": seed, **probe_budget(max_probes)},
         "orchestration": {"resume": resume},
         "mutation": {"budget": mutants},
     }
 
 
+MAX_PROBES = click.option(
+    "--max-probes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="explorer probe budget: at most this many probes, the project's own tests' calls besides "
+    "[600, growing while coverage grows]",
+)
 MUTANTS = click.option(
     "--mutants", type=click.IntRange(min=0), default=None, help="mutation analysis budget (0: none) [200]"
 )
@@ -148,7 +161,7 @@ MUTANTS = click.option(
 @OUT_OPTION
 @CONFIG_OPTION
 @click.option("--seed", type=int, default=None, help="explorer seed")
-@click.option("--max-probes", type=int, default=None, help="explorer probe budget")
+@MAX_PROBES
 @MUTANTS
 @click.option("--executable", default=None, help="which built program is the task's")
 @click.option(
@@ -247,7 +260,7 @@ MAX_FAILURES = click.option(
 @CONCURRENCY
 @MAX_FAILURES
 @click.option("--seed", type=int, default=None, help="explorer seed")
-@click.option("--max-probes", type=int, default=None, help="explorer probe budget")
+@MAX_PROBES
 @MUTANTS
 @click.option("--resume/--fresh", default=None, help="reuse stage results of earlier runs [resume]")
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
@@ -314,7 +327,7 @@ def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **f
 @CONFIG_OPTION
 @CONCURRENCY
 @MAX_FAILURES
-@click.option("--max-probes", type=int, default=None, help="explorer probe budget")
+@MAX_PROBES
 @click.option("--progress/--no-progress", "show", default=True, help="progress bars on stderr")
 def refresh(
     catalog: Path | None,
@@ -342,7 +355,7 @@ def refresh(
         config_file,
         show,
         out=out,
-        explorer={"max_probes": max_probes},
+        explorer=probe_budget(max_probes),
         **flags,
     )
 
