@@ -342,3 +342,26 @@ def test_a_file_written_that_is_not_text_is_tested_as_written(tmp_path: Path) ->
     assert _pytest(tmp_path / "b", files, unwritten).returncode == 1  # no database: caught
     said = _script(tmp_path / "said", body.replace("forgot 0", "forgot 1"))
     assert _pytest(tmp_path / "c", files, said).returncode == 1  # other output: caught
+
+
+def test_two_tests_writing_one_file_name_with_other_contents_each_get_their_own(tmp_path: Path) -> None:
+    """A dual's secret data under the documented `data/access.log` and the documented data
+    itself: FILES held one content per name, and 17 of logsum's tests failed on the gold with
+    another test's input. Each test must run with the input its outcome was recorded on."""
+    gold = _script(tmp_path / "gold", 'wc -l < "$2"')
+    kept = [
+        Kept(
+            Probe(("count", "data/access.log"), files=(("data/access.log", text),)),
+            Outcome(0, f"{n}\n", "", False, False, {}),
+            "f",
+        )
+        for n, text in ((3, "a\nb\nc\n"), (1, "0,1,1\n"))
+    ]
+    files, _ = render_tests(kept, "tool", 0)
+    assert (
+        "'data/access.log #1'" in files["test_count.py"] and "'data/access.log #2'" in files["test_count.py"]
+    )
+    ran = _pytest(tmp_path / "run", files, gold)
+    assert ran.returncode == 0, ran.stdout
+    one = render_tests(kept[:1], "tool", 0)[0]["test_count.py"]  # one content: keyed by its name alone
+    assert "FILES['data/access.log']" in one

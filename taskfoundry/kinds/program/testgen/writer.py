@@ -64,20 +64,23 @@ def render_tests(
         parts = [
             HEADER.format(program=program, seed=seed, imports=_imports([item for _, item in groups[group]]))
         ]
-        shared = _shared_files([item for _, item in groups[group]])
-        if shared:
+        keys = _file_keys([item for _, item in groups[group]])
+        if keys:
+            shared = dict(sorted((key, content) for (_, content), key in keys.items()))
             parts.append(f"\n# Input files the tests write before running the program.\nFILES = {shared!r}\n")
         fname = f"test_{group}.py"
         for index, item in groups[group]:
             counter += 1
             name = f"test_{_slug('_'.join(item.probe.args[:4]))}_{counter:04d}"
-            parts.append(_render_one(item, name, program, timeout))
+            parts.append(_render_one(item, name, program, timeout, keys))
             written.append(WrittenTest(fname, name, index))
         files[fname] = "\n".join(parts)
     return files, written
 
 
-def _render_one(item: Kept, name: str, program: str, timeout: float | None) -> str:
+def _render_one(
+    item: Kept, name: str, program: str, timeout: float | None, keys: dict[tuple[str, str | bytes], str]
+) -> str:
     probe, out = item.probe, item.outcome
     shown = " ".join(probe.args) or "(no arguments)"
     what = "stdout, stderr, exit status" + (" and files written" if out.files else "")
@@ -85,7 +88,7 @@ def _render_one(item: Kept, name: str, program: str, timeout: float | None) -> s
     if probe.stdin:
         kwargs.append(f"stdin={probe.stdin!r}")
     if probe.files:
-        inner = ", ".join(f"{name!r}: FILES[{name!r}]" for name, _ in probe.files)
+        inner = ", ".join(f"{name!r}: FILES[{keys[(name, content)]!r}]" for name, content in probe.files)
         kwargs.append(f"files={{{inner}}}")
     kwargs.append("cwd=tmp_path")
     if timeout:
@@ -126,11 +129,22 @@ def _imports(items: list[Kept]) -> str:
     return ", ".join([*(["clock"] if clocked else []), *(["here"] if placed else []), "run"])
 
 
-def _shared_files(items: list[Kept]) -> dict[str, str | bytes]:
-    files: dict[str, str | bytes] = {}
+def _file_keys(items: list[Kept]) -> dict[tuple[str, str | bytes], str]:
+    """(file name, content) -> its key in the test file's FILES: the name, or where tests of
+    the file write the same name with other contents (a dual's secret data in
+    `data/access.log`), the name and a number: one key held the last content, and 17 of
+    logsum's tests failed on the gold with another test's input."""
+    contents: dict[str, list[str | bytes]] = {}
     for item in items:
-        files.update(item.probe.files)
-    return dict(sorted(files.items()))
+        for name, content in item.probe.files:
+            found = contents.setdefault(name, [])
+            if content not in found:
+                found.append(content)
+    return {
+        (name, content): name if len(found) == 1 else f"{name} #{i}"
+        for name, found in contents.items()
+        for i, content in enumerate(found, 1)
+    }
 
 
 def _doc(text: str) -> str:
