@@ -249,6 +249,25 @@ def test_a_probe_the_replay_dummy_answers_as_the_gold_is_not_kept_its_lines_stay
     assert [k.probe for k in undefended.state.kept] == [secret] and undefended.state.replayed == 0
 
 
+def test_a_dual_reads_other_records_of_the_sample_not_the_sample() -> None:
+    """A dual of `count data/access.log` kept the documented file's content under a new name:
+    a table keyed by argv without file names answered it. Its records are redrawn instead (the
+    format kept: the same code reads them), and no two secret seeds draw the same."""
+    from taskfoundry.kinds.program.testgen.explorer import other_lines
+
+    sample = "".join(f'10.0.0.{i} - - [10/Mar/2024] "GET /{i}" 200 {i}\n' for i in range(30))
+    header = "host,status\n" + sample
+    drawn = {other_lines(header, random.Random(seed)) for seed in range(50)}
+    assert len(drawn) == 50 and header not in drawn
+    for text in drawn:
+        lines = text.splitlines(keepends=True)
+        assert lines[0] == "host,status\n" and set(lines[1:]) <= set(sample.splitlines(keepends=True))
+        assert len(lines) - 1 > len(set(lines[1:]))  # one record twice: not a subset of lines alone
+    probe = Probe(("count", "access.log"), files=(("access.log", sample),))
+    dual = other_data(probe, [], random.Random(3))
+    assert dict(dual.files)["access.log"] != sample and probe_key(dual) != probe_key(probe)
+
+
 def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
     explorer = _explorer([])
     version = _out("tool 1.0\n")
