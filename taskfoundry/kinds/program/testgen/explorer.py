@@ -635,11 +635,11 @@ class Explorer:
         return list(found.values())
 
     def _with_secret_file(self, probe: Probe) -> Probe:
-        """A call with no data to redraw (logsum's `count --by`, a usage error) asked again with
-        one more argument: a file under a secret name holding a secret text, after the command
-        word. Its outcome is often the same, but neither its key nor its argv is in a lookup
-        table; without it the lines only the public call reaches go untested (a mutant of
-        logsum's option parsing survived the defended suite only for want of it)."""
+        """A call with no data to redraw (logsum's `count --by`) asked again with one more
+        argument: a file under a secret name holding a secret text, after the command word.
+        Where the file changes the outcome, it is a test no table holds; where it does not (a
+        usage error whatever the file), the replay table's `shape` key (argv without its files'
+        names) answers it as the public call, and it is not kept either."""
         corpus = self._corpus
         if not corpus.files or not corpus.texts:
             return probe
