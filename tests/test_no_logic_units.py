@@ -4,6 +4,7 @@ defence off too)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -241,6 +242,12 @@ def test_a_probe_the_replay_dummy_answers_as_the_gold_is_not_kept_its_lines_stay
     defended._absorb([secret], [OUTCOMES[2]])  # "2 rows": the commonest answer to `-n FILE`
     assert defended.state.kept == [] and defended.state.replayed == 1 and defended.state.covered == {}
     assert defended._pending  # its duals, with other data, are asked next
+    defended._pending.clear()
+    dual = dataclasses.replace(
+        secret, args=("-n", "d-77aa.csv"), files=(("d-77aa.csv", "q,r\n5,6\n"),), origin="dual"
+    )
+    defended._absorb([dual], [OUTCOMES[2]])  # replayed again: no duals of a dual (they looped)
+    assert defended.state.replayed == 2 and defended._pending == []
     other = _out("1 row\n")  # an answer the table does not give: a test of the rebuild
     defended._absorb([secret], [other])
     assert [k.probe for k in defended.state.kept] == [secret]
