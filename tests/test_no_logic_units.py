@@ -275,6 +275,26 @@ def test_a_dual_reads_other_records_of_the_sample_not_the_sample() -> None:
     assert dict(dual.files)["access.log"] != sample and probe_key(dual) != probe_key(probe)
 
 
+def test_an_unknown_option_and_a_missing_file_are_secret_words() -> None:
+    """`count --bogus` and `count missing-file.txt` are every worker's calls, and their errors
+    name the word: a secret word makes the same error a test no table holds (logsum's lines
+    for an unknown option and an unopenable file were reached only with the defences off)."""
+    from taskfoundry.kinds.program.testgen.inputs import Corpus
+
+    calls = [p.args for p in _explorer([])._systematic(("count",), [], Corpus())]
+    unknown, missing = calls[1][1], calls[2][1]
+    assert unknown.startswith("--") and unknown != "--bogus" and len(unknown) == 8
+    assert missing.startswith("missing-") and missing != "missing-file.txt"
+    other = [p.args for p in _explorer([])._systematic(("count",), [], Corpus())]
+    assert other == calls  # the same seed draws the same words
+    off = _explorer([])
+    off.config = ExplorerConfig(seed=3, no_logic=False)
+    assert [p.args for p in off._systematic(("count",), [], Corpus())][1:3] == [
+        ("count", "--bogus"),
+        ("count", "missing-file.txt"),
+    ]
+
+
 def test_a_word_that_only_ever_prints_the_version_is_not_run_again() -> None:
     explorer = _explorer([])
     version = _out("tool 1.0\n")

@@ -559,18 +559,18 @@ class Explorer:
         for example in corpus.examples:
             yield from (in_place(p, corpus.shown) for p in _example_probes(example, corpus))
         for cmd in commands:
-            for args in (cmd, (*cmd, "missing-file.txt"), *((*cmd, n) for n in sorted(corpus.files)[:2])):
+            for args in (cmd, (*cmd, self._missing()), *((*cmd, n) for n in sorted(corpus.files)[:2])):
                 yield in_place(self._with_files(args, corpus, "docs"), corpus.shown)
 
     def _systematic(self, cmd: tuple[str, ...], opts: list[Option], corpus: Corpus) -> Iterator[Probe]:
         names = sorted(corpus.files)
         yield Probe(cmd)
-        yield Probe((*cmd, "--bogus"))
+        yield Probe((*cmd, self._unknown_option()))
         for name in names:
             yield self._with_files((*cmd, name), corpus, "file")
             yield Probe(cmd, stdin=corpus.files[name], origin="stdin")
         yield from (Probe(cmd, stdin=blob, origin="bytes") for blob in corpus.blobs[:2])
-        yield Probe((*cmd, "missing-file.txt"))
+        yield Probe((*cmd, self._missing()))
         for opt in opts:
             if opt.name in HELP_FLAGS:
                 continue
@@ -592,6 +592,18 @@ class Explorer:
             for opt in takes_data:
                 target = (self.rng.choice(names),) if names else ()
                 yield self._with_files((*cmd, opt.name, value, *target), corpus, "data")
+
+    def _unknown_option(self) -> str:
+        """An option the program does not know: `--bogus`, or with the defences on a secret word
+        (the error names it, so no table holds the answer; `--bogus` is every worker's)."""
+        return f"--{self._secret_word()}" if self.config.no_logic else "--bogus"
+
+    def _missing(self) -> str:
+        """A file that is not there: `missing-file.txt`, or with the defences on a secret name."""
+        return f"missing-{self._secret_word()}.txt" if self.config.no_logic else "missing-file.txt"
+
+    def _secret_word(self) -> str:
+        return "".join(self.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6))
 
     def _random_probe(
         self, commands: list[tuple[str, ...]], usages: dict[str, Usage], top: Usage, corpus: Corpus
