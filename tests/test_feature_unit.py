@@ -12,6 +12,7 @@ from taskfoundry.grading.records import EvalStepError
 from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
+from taskfoundry.kinds.feature.generate import choose_p2p, tested_keys
 from taskfoundry.kinds.feature.objects import Project
 from taskfoundry.kinds.feature.objects import tested_objects as objects_of
 from taskfoundry.kinds.feature.package import is_test_path, render_prompt
@@ -94,6 +95,28 @@ def test_extract_keeps_what_p2p_reaches_and_caps() -> None:
     assert ex.skipped == ["featlib.slug:slugify"]
     capped = extract(FEATLIB, tops, _trace(calls), set(), cap=5)
     assert capped.capped and not capped.stripped
+
+
+def test_p2p_files_reach_no_tested_object_and_share_least_with_f2p() -> None:
+    # a P2P file calling a tested object would keep it (nothing removed): left out; of the
+    # rest, the one sharing fewer of the F2P tests' functions first, then nearer source files
+    traces = {
+        "t/test_slug.py": _trace(["p/slug.py::slugify", "p/slug.py::_norm", "p/util.py::clamp"]),
+        "t/test_calls_top.py": _trace(["p/slug.py::slugify"]),
+        "t/test_shares.py": _trace(["p/slug.py::_norm", "p/util.py::clamp"]),
+        "t/test_near.py": _trace(["p/slug.py::other"]),
+        "t/test_far.py": _trace(["p/far.py::x"]),
+    }
+    project = Project(FEATLIB)
+    tops = objects_of(project, "tests/test_slug.py")
+    assert tested_keys(tops, frozenset({"featlib/slug.py::slugify", "featlib/slug.py::slugify_x"})) == {
+        "featlib/slug.py::slugify"
+    }
+    passing = sorted(traces)
+    tested = frozenset({"p/slug.py::slugify"})
+    chosen = choose_p2p("t/test_slug.py", passing, traces, 8, tested)
+    assert chosen == ["t/test_near.py", "t/test_far.py", "t/test_shares.py"]
+    assert choose_p2p("t/test_slug.py", passing, traces, 1, tested) == ["t/test_near.py"]
 
 
 def test_split_files_leaves_out_failing_and_skipped_files() -> None:

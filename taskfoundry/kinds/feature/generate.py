@@ -3,7 +3,7 @@
 One traced run of every passing test file (assets/feature_trace.py, `sys.setprofile`)
 gives, per file, the project functions its tests call and the call graph's edges. Each
 passing file is then a candidate: its tested objects by rules (`objects`), its P2P files
-(the other passing files, those reaching the same modules first), and the extraction
+(other passing files that reach none of its tested objects: `choose_p2p`), and the extraction
 (`extract`). A candidate that cannot go on is kept with its reason, and the others go on.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import docker
@@ -19,7 +20,7 @@ import docker
 from taskfoundry.assets import asset
 from taskfoundry.errors import FeatureError
 from taskfoundry.kinds.feature.extract import FileTrace, extract
-from taskfoundry.kinds.feature.objects import Project, tested_objects
+from taskfoundry.kinds.feature.objects import ObjectRef, Project, tested_objects
 from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvStage
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS, RepoBox, repo_files
 from taskfoundry.kinds.feature.settings import FeatureSettings
@@ -87,16 +88,37 @@ def _unique(f2p: str, taken: set[str]) -> str:
     return name
 
 
-def choose_p2p(f2p: str, passing: list[str], traces: dict[str, FileTrace], count: int) -> list[str]:
-    """Other passing files, those calling into the same source files as `f2p` first."""
-    mine = {key.split("::")[0] for key in traces.get(f2p, FileTrace(frozenset(), frozenset())).calls}
+def tested_keys(tops: Sequence[ObjectRef], calls: frozenset[str]) -> frozenset[str]:
+    """The traced `path::qualname` keys of the tested objects: a function, or a class's methods."""
+    return frozenset(
+        key
+        for ref in tops
+        for key in calls
+        if key == f"{ref.file}::{ref.name}" or key.startswith(f"{ref.file}::{ref.name}.")
+    )
 
-    def overlap(file: str) -> int:
-        calls = traces.get(file, FileTrace(frozenset(), frozenset())).calls
-        return len({k.split("::")[0] for k in calls} & mine)
 
-    others = [f for f in passing if f != f2p]
-    return sorted(others, key=lambda f: (-overlap(f), f))[:count]
+def choose_p2p(
+    f2p: str, passing: list[str], traces: dict[str, FileTrace], count: int, tested: frozenset[str]
+) -> list[str]:
+    """Other passing files that reach none of the tested objects, those sharing the fewest of
+    the F2P tests' functions first (then those calling into the same source files).
+
+    Code a P2P test reaches stays in the stripped repository: a P2P file that calls a tested
+    object keeps it (the candidate removes nothing), and each function it shares with the
+    F2P tests is a removed line fewer. Files nearest the feature were chosen first before,
+    and most candidates then removed nothing.
+    """
+    empty = FileTrace(frozenset(), frozenset())
+    mine = traces.get(f2p, empty).calls
+    mine_files = {key.split("::")[0] for key in mine}
+
+    def rank(file: str) -> tuple[int, int, str]:
+        calls = traces.get(file, empty).calls
+        return len(calls & mine), -len({k.split("::")[0] for k in calls} & mine_files), file
+
+    others = [f for f in passing if f != f2p and not traces.get(f, empty).calls & tested]
+    return sorted(others, key=rank)[:count]
 
 
 def candidate(
@@ -107,13 +129,14 @@ def candidate(
     settings: FeatureSettings,
     name: str,
 ) -> Candidate:
-    p2p = choose_p2p(f2p, passing, traces, settings.feature.p2p_files)
-    cand = Candidate(name=name, f2p_file=f2p, p2p_files=p2p)
     tops = tested_objects(project, f2p)
+    trace = traces.get(f2p)
+    calls = trace.calls if trace is not None else frozenset()
+    p2p = choose_p2p(f2p, passing, traces, settings.feature.p2p_files, tested_keys(tops, calls))
+    cand = Candidate(name=name, f2p_file=f2p, p2p_files=p2p)
     cand.objects = [t.key for t in tops]
     if not tops:
         return _drop(cand, "no_tested_objects", "the file uses no top-level object of the project")
-    trace = traces.get(f2p)
     if trace is None or not trace.calls:
         return _drop(cand, "not_traced", "its tests called no project function")
     p2p_calls = set().union(*(traces[f].calls for f in p2p if f in traces)) if p2p else set()
