@@ -97,9 +97,9 @@ def test_extract_keeps_what_p2p_reaches_and_caps() -> None:
     assert capped.capped and not capped.stripped
 
 
-def test_p2p_files_reach_no_tested_object_and_share_least_with_f2p() -> None:
+def test_p2p_files_reach_no_tested_object() -> None:
     # a P2P file calling a tested object would keep it (nothing removed): left out; of the
-    # rest, the one sharing fewer of the F2P tests' functions first, then nearer source files
+    # rest, those calling into the F2P tests' source files first
     traces = {
         "t/test_slug.py": _trace(["p/slug.py::slugify", "p/slug.py::_norm", "p/util.py::clamp"]),
         "t/test_calls_top.py": _trace(["p/slug.py::slugify"]),
@@ -115,8 +115,8 @@ def test_p2p_files_reach_no_tested_object_and_share_least_with_f2p() -> None:
     passing = sorted(traces)
     tested = frozenset({"p/slug.py::slugify"})
     chosen = choose_p2p("t/test_slug.py", passing, traces, 8, tested)
-    assert chosen == ["t/test_near.py", "t/test_far.py", "t/test_shares.py"]
-    assert choose_p2p("t/test_slug.py", passing, traces, 1, tested) == ["t/test_near.py"]
+    assert chosen == ["t/test_shares.py", "t/test_near.py", "t/test_far.py"]
+    assert choose_p2p("t/test_slug.py", passing, traces, 1, tested) == ["t/test_shares.py"]
 
 
 def test_split_files_leaves_out_failing_and_skipped_files() -> None:

@@ -30,6 +30,9 @@ from taskfoundry.sandbox.docker import DockerSandbox
 log = logging.getLogger(__name__)
 PLUGIN_DIR = "/tmp"
 TRACE_OUT = "/tmp/tf-trace.json"  # the plugin sits beside it in /tmp
+# the trace's record of calls made before the first test (module-level code run at import):
+# what every test file needs, so it stays as what a P2P test reaches does
+COLLECTION = "<collection>"
 
 
 def trace_files(
@@ -41,7 +44,12 @@ def trace_files(
         runner = RepoBox(box)
         runner.load(repo_files(env.repo))
         box.put_file(plugin, f"{PLUGIN_DIR}/feature_trace.py")
-        environ = {"PYTHONPATH": PLUGIN_DIR, "TF_TRACE_ROOT": "/workspace", "TF_TRACE_OUT": TRACE_OUT}
+        environ = {
+            "PYTHONPATH": PLUGIN_DIR,
+            "TF_TRACE_ROOT": "/workspace",
+            "TF_TRACE_OUT": TRACE_OUT,
+            "TF_TRACE_COLLECTION": COLLECTION,
+        }
         cfg = settings.feature
         # -p before the files: the plugin is loaded for this run only
         _, tail = runner.pytest(
@@ -101,24 +109,17 @@ def tested_keys(tops: Sequence[ObjectRef], calls: frozenset[str]) -> frozenset[s
 def choose_p2p(
     f2p: str, passing: list[str], traces: dict[str, FileTrace], count: int, tested: frozenset[str]
 ) -> list[str]:
-    """Other passing files that reach none of the tested objects, those sharing the fewest of
-    the F2P tests' functions first (then those calling into the same source files).
-
-    Code a P2P test reaches stays in the stripped repository: a P2P file that calls a tested
-    object keeps it (the candidate removes nothing), and each function it shares with the
-    F2P tests is a removed line fewer. Files nearest the feature were chosen first before,
-    and most candidates then removed nothing.
-    """
+    """Other passing files that reach none of the tested objects, those calling into the same
+    source files as `f2p` first. Code a P2P test reaches stays in the stripped repository: a
+    P2P file that calls a tested object keeps it, and the candidate removed nothing."""
     empty = FileTrace(frozenset(), frozenset())
-    mine = traces.get(f2p, empty).calls
-    mine_files = {key.split("::")[0] for key in mine}
+    mine = {key.split("::")[0] for key in traces.get(f2p, empty).calls}
 
-    def rank(file: str) -> tuple[int, int, str]:
-        calls = traces.get(file, empty).calls
-        return len(calls & mine), -len({k.split("::")[0] for k in calls} & mine_files), file
+    def overlap(file: str) -> int:
+        return len({k.split("::")[0] for k in traces.get(file, empty).calls} & mine)
 
     others = [f for f in passing if f != f2p and not traces.get(f, empty).calls & tested]
-    return sorted(others, key=rank)[:count]
+    return sorted(others, key=lambda f: (-overlap(f), f))[:count]
 
 
 def candidate(
@@ -139,7 +140,8 @@ def candidate(
         return _drop(cand, "no_tested_objects", "the file uses no top-level object of the project")
     if trace is None or not trace.calls:
         return _drop(cand, "not_traced", "its tests called no project function")
-    p2p_calls = set().union(*(traces[f].calls for f in p2p if f in traces)) if p2p else set()
+    at_import = traces.get(COLLECTION, FileTrace(frozenset(), frozenset())).calls
+    p2p_calls = set(at_import).union(*(traces[f].calls for f in p2p if f in traces))
     ex = extract(project.repo, tops, trace, p2p_calls, settings.feature.max_removed_lines)
     cand.stripped, cand.interface = ex.stripped, ex.interface
     cand.removed_lines, cand.capped = ex.removed_lines, ex.capped
