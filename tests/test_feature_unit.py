@@ -12,7 +12,7 @@ from taskfoundry.grading.records import EvalStepError
 from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
-from taskfoundry.kinds.feature.generate import choose_p2p, tested_keys
+from taskfoundry.kinds.feature.generate import COLLECTION, candidate, choose_p2p, object_keys
 from taskfoundry.kinds.feature.objects import Project
 from taskfoundry.kinds.feature.objects import tested_objects as objects_of
 from taskfoundry.kinds.feature.package import is_test_path, render_prompt
@@ -21,7 +21,7 @@ from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvSta
 from taskfoundry.kinds.feature.review import review_stage
 from taskfoundry.kinds.feature.scan import scan_submission
 from taskfoundry.kinds.feature.selfcheck import leak_lines
-from taskfoundry.kinds.feature.settings import FeatureConfig
+from taskfoundry.kinds.feature.settings import FeatureConfig, FeatureSettings
 
 FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
 TS = "featlib/textstats.py"
@@ -109,7 +109,7 @@ def test_p2p_files_reach_no_tested_object() -> None:
     }
     project = Project(FEATLIB)
     tops = objects_of(project, "tests/test_slug.py")
-    assert tested_keys(tops, frozenset({"featlib/slug.py::slugify", "featlib/slug.py::slugify_x"})) == {
+    assert object_keys(tops, frozenset({"featlib/slug.py::slugify", "featlib/slug.py::slugify_x"})) == {
         "featlib/slug.py::slugify"
     }
     passing = sorted(traces)
@@ -117,6 +117,21 @@ def test_p2p_files_reach_no_tested_object() -> None:
     chosen = choose_p2p("t/test_slug.py", passing, traces, 8, tested)
     assert chosen == ["t/test_shares.py", "t/test_near.py", "t/test_far.py"]
     assert choose_p2p("t/test_slug.py", passing, traces, 1, tested) == ["t/test_shares.py"]
+
+
+def test_code_run_at_import_stays() -> None:
+    # build_defaults runs when featlib is imported: no test calls it, every test needs it
+    files = ["tests/test_defaults.py", "tests/test_slug.py"]
+    traces = {
+        "tests/test_defaults.py": _trace(["featlib/defaults.py::build_defaults"]),
+        "tests/test_slug.py": _trace(["featlib/slug.py::slugify"]),
+    }
+    settings = FeatureSettings.model_construct(feature=FeatureConfig())
+    cand = candidate(Project(FEATLIB), files[0], files, traces, settings, "defaults")
+    assert cand.dropped is None and cand.removed_lines > 0
+    traces[COLLECTION] = _trace(["featlib/defaults.py::build_defaults"])
+    cand = candidate(Project(FEATLIB), files[0], files, traces, settings, "defaults")
+    assert cand.dropped == "nothing_removed"
 
 
 def test_split_files_leaves_out_failing_and_skipped_files() -> None:

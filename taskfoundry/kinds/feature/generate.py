@@ -96,7 +96,7 @@ def _unique(f2p: str, taken: set[str]) -> str:
     return name
 
 
-def tested_keys(tops: Sequence[ObjectRef], calls: frozenset[str]) -> frozenset[str]:
+def object_keys(tops: Sequence[ObjectRef], calls: frozenset[str]) -> frozenset[str]:
     """The traced `path::qualname` keys of the tested objects: a function, or a class's methods."""
     return frozenset(
         key
@@ -133,7 +133,7 @@ def candidate(
     tops = tested_objects(project, f2p)
     trace = traces.get(f2p)
     calls = trace.calls if trace is not None else frozenset()
-    p2p = choose_p2p(f2p, passing, traces, settings.feature.p2p_files, tested_keys(tops, calls))
+    p2p = choose_p2p(f2p, passing, traces, settings.feature.p2p_files, object_keys(tops, calls))
     cand = Candidate(name=name, f2p_file=f2p, p2p_files=p2p)
     cand.objects = [t.key for t in tops]
     if not tops:
@@ -147,7 +147,7 @@ def candidate(
     cand.removed_lines, cand.capped = ex.removed_lines, ex.capped
     if not ex.stripped:
         why = (
-            f"P2P tests reach every tested object ({', '.join(ex.skipped)})"
+            f"P2P tests or imports reach every tested object ({', '.join(ex.skipped)})"
             if ex.skipped
             else "nothing to remove"
         )
