@@ -12,7 +12,13 @@ from taskfoundry.grading.records import EvalStepError
 from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
-from taskfoundry.kinds.feature.generate import COLLECTION, candidate, choose_p2p, object_keys
+from taskfoundry.kinds.feature.generate import (
+    COLLECTION,
+    candidate,
+    choose_p2p,
+    object_keys,
+    starts_processes,
+)
 from taskfoundry.kinds.feature.objects import Project
 from taskfoundry.kinds.feature.objects import tested_objects as objects_of
 from taskfoundry.kinds.feature.package import is_test_path, render_prompt
@@ -132,6 +138,30 @@ def test_code_run_at_import_stays() -> None:
     traces[COLLECTION] = _trace(["featlib/defaults.py::build_defaults"])
     cand = candidate(Project(FEATLIB), files[0], files, traces, settings, "defaults")
     assert cand.dropped == "nothing_removed"
+
+
+def test_private_helpers_named_at_import_are_stubbed_not_deleted(tmp_path: Path) -> None:
+    # tabulate's format table names its line helpers at import: deleted, every import failed
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/fmt.py": (
+            "def _line(w):\n    return '-' * w\n\n\ndef _pad(s):\n    return s + ' '\n\n\n"
+            "TABLE = {'line': _line}\n\n\ndef render(w):\n    return _pad(TABLE['line'](w))\n"
+        ),
+        "tests/test_fmt.py": "from pkg.fmt import render\n\ndef test_r():\n    assert render(2)\n",
+    }
+    _write(tmp_path, files)
+    tops = objects_of(Project(tmp_path), "tests/test_fmt.py")
+    calls = ["pkg/fmt.py::render", "pkg/fmt.py::_line", "pkg/fmt.py::_pad"]
+    edges = [("pkg/fmt.py::render", "pkg/fmt.py::_line"), ("pkg/fmt.py::render", "pkg/fmt.py::_pad")]
+    text = extract(tmp_path, tops, _trace(calls, edges), set(), cap=100).stripped["pkg/fmt.py"]
+    assert "def _pad" not in text and "def _line(w):" in text and "return '-' * w" not in text
+    exec(compile(text, "fmt.py", "exec"), {})  # imports
+
+
+def test_test_files_starting_processes_are_no_p2p(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.py": "import subprocess\n", "b.py": "x = sys.executable\n", "c.py": "import os\n"})
+    assert [starts_processes(tmp_path / f) for f in ("a.py", "b.py", "c.py")] == [True, True, False]
 
 
 def test_split_files_leaves_out_failing_and_skipped_files() -> None:

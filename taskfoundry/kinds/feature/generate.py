@@ -76,13 +76,26 @@ def generate_stage(
     project = Project(env.repo)
     names: set[str] = set()
     candidates = []
+    pool = [f for f in env.passing_files if not starts_processes(env.repo / f)]
     for f2p in env.passing_files:
-        cand = candidate(project, f2p, env.passing_files, traces, settings, _unique(f2p, names))
+        cand = candidate(project, f2p, pool, traces, settings, _unique(f2p, names))
         log.info("%s: candidate %s: %s", src.task_id, f2p, cand.dropped or f"{cand.removed_lines} lines")
         candidates.append(cand)
     return CandidatesStage(
         env=env, traced_tests=len(env.tests), candidates=candidates, config=settings.feature
     )
+
+
+_SPAWNS = re.compile(r"\bsubprocess\b|\bsys\.executable\b|\bos\.system\b|\bmultiprocessing\b")
+
+
+def starts_processes(path: Path) -> bool:
+    """Whether a test file may run the project in a child process, where the trace does not
+    follow (tabulate's CLI tests): it may reach any code, so it is no P2P file."""
+    try:
+        return bool(_SPAWNS.search(path.read_text(errors="replace")))
+    except OSError:
+        return True
 
 
 def _unique(f2p: str, taken: set[str]) -> str:
