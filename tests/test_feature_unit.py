@@ -12,6 +12,13 @@ from taskfoundry.grading.records import EvalStepError
 from taskfoundry.kinds.feature import attacks, guard
 from taskfoundry.kinds.feature.env import split_files
 from taskfoundry.kinds.feature.extract import STUB, FileTrace, extract, removed_lines
+from taskfoundry.kinds.feature.generate import (
+    COLLECTION,
+    candidate,
+    choose_p2p,
+    object_keys,
+    starts_processes,
+)
 from taskfoundry.kinds.feature.objects import Project
 from taskfoundry.kinds.feature.objects import tested_objects as objects_of
 from taskfoundry.kinds.feature.package import is_test_path, render_prompt
@@ -20,7 +27,7 @@ from taskfoundry.kinds.feature.results import Candidate, CandidatesStage, EnvSta
 from taskfoundry.kinds.feature.review import review_stage
 from taskfoundry.kinds.feature.scan import scan_submission
 from taskfoundry.kinds.feature.selfcheck import leak_lines
-from taskfoundry.kinds.feature.settings import FeatureConfig
+from taskfoundry.kinds.feature.settings import FeatureConfig, FeatureSettings
 
 FEATLIB = Path(__file__).resolve().parents[1] / "examples" / "featlib"
 TS = "featlib/textstats.py"
@@ -94,6 +101,67 @@ def test_extract_keeps_what_p2p_reaches_and_caps() -> None:
     assert ex.skipped == ["featlib.slug:slugify"]
     capped = extract(FEATLIB, tops, _trace(calls), set(), cap=5)
     assert capped.capped and not capped.stripped
+
+
+def test_p2p_files_reach_no_tested_object() -> None:
+    # a P2P file calling a tested object would keep it (nothing removed): left out; of the
+    # rest, those calling into the F2P tests' source files first
+    traces = {
+        "t/test_slug.py": _trace(["p/slug.py::slugify", "p/slug.py::_norm", "p/util.py::clamp"]),
+        "t/test_calls_top.py": _trace(["p/slug.py::slugify"]),
+        "t/test_shares.py": _trace(["p/slug.py::_norm", "p/util.py::clamp"]),
+        "t/test_near.py": _trace(["p/slug.py::other"]),
+        "t/test_far.py": _trace(["p/far.py::x"]),
+    }
+    project = Project(FEATLIB)
+    tops = objects_of(project, "tests/test_slug.py")
+    assert object_keys(tops, frozenset({"featlib/slug.py::slugify", "featlib/slug.py::slugify_x"})) == {
+        "featlib/slug.py::slugify"
+    }
+    passing = sorted(traces)
+    tested = frozenset({"p/slug.py::slugify"})
+    chosen = choose_p2p("t/test_slug.py", passing, traces, 8, tested)
+    assert chosen == ["t/test_shares.py", "t/test_near.py", "t/test_far.py"]
+    assert choose_p2p("t/test_slug.py", passing, traces, 1, tested) == ["t/test_shares.py"]
+
+
+def test_code_run_at_import_stays() -> None:
+    # build_defaults runs when featlib is imported: no test calls it, every test needs it
+    files = ["tests/test_defaults.py", "tests/test_slug.py"]
+    traces = {
+        "tests/test_defaults.py": _trace(["featlib/defaults.py::build_defaults"]),
+        "tests/test_slug.py": _trace(["featlib/slug.py::slugify"]),
+    }
+    settings = FeatureSettings.model_construct(feature=FeatureConfig())
+    cand = candidate(Project(FEATLIB), files[0], files, traces, settings, "defaults")
+    assert cand.dropped is None and cand.removed_lines > 0
+    traces[COLLECTION] = _trace(["featlib/defaults.py::build_defaults"])
+    cand = candidate(Project(FEATLIB), files[0], files, traces, settings, "defaults")
+    assert cand.dropped == "nothing_removed"
+
+
+def test_private_helpers_named_at_import_are_stubbed_not_deleted(tmp_path: Path) -> None:
+    # tabulate's format table names its line helpers at import: deleted, every import failed
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/fmt.py": (
+            "def _line(w):\n    return '-' * w\n\n\ndef _pad(s):\n    return s + ' '\n\n\n"
+            "TABLE = {'line': _line}\n\n\ndef render(w):\n    return _pad(TABLE['line'](w))\n"
+        ),
+        "tests/test_fmt.py": "from pkg.fmt import render\n\ndef test_r():\n    assert render(2)\n",
+    }
+    _write(tmp_path, files)
+    tops = objects_of(Project(tmp_path), "tests/test_fmt.py")
+    calls = ["pkg/fmt.py::render", "pkg/fmt.py::_line", "pkg/fmt.py::_pad"]
+    edges = [("pkg/fmt.py::render", "pkg/fmt.py::_line"), ("pkg/fmt.py::render", "pkg/fmt.py::_pad")]
+    text = extract(tmp_path, tops, _trace(calls, edges), set(), cap=100).stripped["pkg/fmt.py"]
+    assert "def _pad" not in text and "def _line(w):" in text and "return '-' * w" not in text
+    exec(compile(text, "fmt.py", "exec"), {})  # imports
+
+
+def test_test_files_starting_processes_are_no_p2p(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.py": "import subprocess\n", "b.py": "x = sys.executable\n", "c.py": "import os\n"})
+    assert [starts_processes(tmp_path / f) for f in ("a.py", "b.py", "c.py")] == [True, True, False]
 
 
 def test_split_files_leaves_out_failing_and_skipped_files() -> None:

@@ -4,8 +4,10 @@ Runs inside the environment image with the repository at TF_TRACE_ROOT. While a 
 (setup, call, teardown), `sys.setprofile` records every call of a function whose code is
 under the root and not test code, keyed `relative/path.py::qualname`, and the nearest
 project caller of each (the call graph's edges). Nested functions, lambdas and module
-code count as their enclosing function. At the end it writes TF_TRACE_OUT:
-{"files": {test file: {"calls": [...], "edges": [[caller, callee], ...]}}}.
+code count as their enclosing function. Calls made before the first test, while conftests
+and test modules import the project (module-level code), are recorded under the key
+TF_TRACE_COLLECTION: no test reaches them, yet the whole suite needs them. At the end it
+writes TF_TRACE_OUT: {"files": {test file: {"calls": [...], "edges": [[caller, callee], ...]}}}.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 
 ROOT = os.environ.get("TF_TRACE_ROOT", "/workspace").rstrip("/") + "/"
 OUT = os.environ.get("TF_TRACE_OUT", "/tmp/tf-trace.json")
+COLLECTION = os.environ.get("TF_TRACE_COLLECTION", "<collection>")
 TEST_DIRS = {"tests", "test", "testing"}
 _keys: dict[CodeType, str | None] = {}
 _files: dict[str, dict[str, set[Any]]] = {}
@@ -59,6 +62,26 @@ def _profile(frame: FrameType, event: str, arg: object) -> None:
             _current["edges"].add((caller, key))
             return
         back, depth = back.f_back, depth + 1
+
+
+def _collecting() -> None:
+    if not _current:
+        _current.update(_files.setdefault(COLLECTION, {"calls": set(), "edges": set()}))
+        sys.setprofile(_profile)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: Any, args: list[str]) -> None:
+    _collecting()  # before the conftests import the project
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _collecting()  # in case the hook above came too late for this plugin
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    sys.setprofile(None)
+    _current.clear()
 
 
 @pytest.hookimpl(hookwrapper=True)

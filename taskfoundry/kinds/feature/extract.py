@@ -3,8 +3,8 @@
 From the tested objects, breadth-first over the callees the F2P tests reached: code the
 P2P tests also reach stays; the rest goes. A public function or method keeps its
 signature, decorators and docstring (the interface) with a body that raises
-NotImplementedError; a private helper (`_name`) is deleted. The removed lines are capped:
-past the cap, callees stay.
+NotImplementedError; a private helper (`_name`) is deleted, unless code run at import names
+it (then it is stubbed too). The removed lines are capped: past the cap, callees stay.
 """
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ class _Index(cst.CSTVisitor):
         self.stack: list[str] = []
         self.defs: dict[str, _Def] = {}
         self.in_function = 0
+        self.at_import: set[str] = set()  # names module and class bodies and decorators use
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self.in_function:
+            self.at_import.add(node.value)
 
     def _add(self, node: cst.FunctionDef | cst.ClassDef) -> None:
         pos = self.get_metadata(PositionProvider, node)
@@ -81,6 +86,8 @@ class _Index(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if not self.in_function:
             self._add(node)
+            for decorator in node.decorators:  # run at import, unlike the body
+                decorator.visit(self)
         self.in_function += 1
         return False
 
@@ -167,6 +174,7 @@ def extract(
     modules: dict[str, cst.Module] = {}
     wrappers: dict[str, cst.MetadataWrapper] = {}
     index: dict[str, dict[str, _Def]] = {}
+    at_import: dict[str, set[str]] = {}
 
     def defs(file: str) -> dict[str, _Def]:
         if file not in index:
@@ -180,6 +188,7 @@ def extract(
             visitor = _Index(file)
             wrapper.visit(visitor)
             modules[file], wrappers[file], index[file] = wrapper.module, wrapper, visitor.defs
+            at_import[file] = visitor.at_import
         return index[file]
 
     stub: dict[str, set[str]] = {}
@@ -196,7 +205,9 @@ def extract(
             result.capped = True
             return False
         budget[0] += d.lines
-        if _is_private(qual) and not top:
+        # a helper module-level code names (a table of functions, a decorator) is stubbed:
+        # deleted, importing the module fails with a NameError in every test
+        if _is_private(qual) and not top and qual.rsplit(".", 1)[-1] not in at_import.get(file, set()):
             delete.setdefault(file, set()).add(qual)
         else:
             stub.setdefault(file, set()).add(qual)
