@@ -56,7 +56,8 @@ def analyze(
     start = time.monotonic()
     meta = {"budget": config.budget, "seed": config.seed}
     if not config.enabled or config.budget == 0:
-        return MutationReport(skipped="disabled (--mutants 0, or mutation budget: 0 or enabled: false in the config)", **meta)
+        why = "disabled (--mutants 0, or mutation budget: 0 or enabled: false in the config)"
+        return MutationReport(skipped=why, **meta)
     planned, candidates = plan(
         repo, kept, per_test_lines, tuple(config.operators), config.budget, config.seed
     )
