@@ -49,6 +49,18 @@ def named_files(args: list[str]) -> dict[str, bytes]:
     return found
 
 
+def lookup(table: dict, args: list[str], stdin: bytes, named: dict[str, bytes]) -> int | None:
+    """The outcome's index for a call: by its exact key, else its argv, else its argv without
+    the names of its files (`shape`); None: the table has none (taskfoundry's explorer asks the
+    same through ReplayTable.answer)."""
+    hit = table["exact"].get(call_key(args, stdin, named))
+    if hit is None:
+        hit = table["argv"].get(argv_key(args))
+    if hit is None:
+        hit = table.get("shape", {}).get(shape_key(args, set(named)))
+    return hit
+
+
 def replay(outcome: dict) -> None:
     for name, text in outcome.get("files", {}).items():
         if text is None:
@@ -73,12 +85,7 @@ def main() -> None:
         replay(outcomes[table["always"]])
     args = sys.argv[1:]
     stdin = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
-    named = named_files(args)
-    hit = table["exact"].get(call_key(args, stdin, named))
-    if hit is None:
-        hit = table["argv"].get(argv_key(args))
-    if hit is None:
-        hit = table.get("shape", {}).get(shape_key(args, set(named)))
+    hit = lookup(table, args, stdin, named_files(args))
     if hit is not None:
         replay(outcomes[hit])
     os._exit(0)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from taskfoundry import atomic
 from taskfoundry.assets import asset
-from taskfoundry.assets.program.replay_dummy import argv_key, call_key, shape_key
+from taskfoundry.assets.program.replay_dummy import argv_key, call_key, lookup, shape_key
 from taskfoundry.kinds.program.testgen.probes import Outcome, Probe
 
 VERSION_ARGS = ("--version",)
@@ -60,11 +60,10 @@ class ReplayTable(BaseModel):
     def answer(self, probe: Probe) -> dict[str, Any] | None:
         """What the replay dummy answers `probe` with: the exact call's outcome, else the
         commonest for its argv, else for its argv without the names of its files (None: none)."""
-        hit = self.exact.get(probe_key(probe))
-        if hit is None:
-            hit = self.argv.get(argv_key(list(probe.args)))
-        if hit is None:
-            hit = self.shape.get(shape_key(list(probe.args), {n for n, _ in probe.files}))
+        files = dict(probe.files)
+        named = {a: _bytes(files[a]) for a in probe.args if a in files}  # as probe_key names them
+        table = {"exact": self.exact, "argv": self.argv, "shape": self.shape}
+        hit = lookup(table, list(probe.args), _bytes(probe.stdin), named)
         return None if hit is None else self.outcomes[hit]
 
     def replays(self, probe: Probe, out: Outcome) -> bool:
