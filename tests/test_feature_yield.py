@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from taskfoundry.assets.feature import feature_unshadow
+from taskfoundry.assets.feature.feature_types import Watch
+from taskfoundry.grading.models import EvaluationResult, TestResult
+from taskfoundry.kinds.feature import evidence, guard
 
 
 def _touch(path: Path, text: str = "") -> Path:
@@ -57,3 +62,64 @@ def test_unshadow_runs_as_the_start_images_command(tmp_path: Path) -> None:
     script = asset("feature/feature_unshadow.py").decode()
     done = subprocess.run([sys.executable, "-I", "-c", script, "no_such_top_xyz"], capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+def _obs(name: str, value: object) -> tuple[str, str]:
+    from taskfoundry.assets.feature.feature_types import evidence, typed_evidence
+
+    return evidence(name, value), typed_evidence(name, value)
+
+
+def test_a_value_that_varies_between_reference_runs_is_required_by_its_type() -> None:
+    """marshmallow's test User has a uuid1() and a datetime.now(): each Schema.dump of it
+    differs, and the reference's own grading called its tests `unproven`."""
+    dumps = [_obs("m:Schema.dump", {"uid": str(uuid.uuid1()), "name": "Monty"}) for _ in range(2)]
+    name = _obs("m:Field.serialize", "Monty")
+    runs = [
+        {
+            "t.a": {"all": [*dumps[i], *name], "direct": [*dumps[i], *name]},
+            "t.b": {"all": list(name), "direct": []},
+        }
+        for i in range(2)
+    ]
+    settled = evidence.settle(runs)
+    assert settled["t.a"] == {"direct": True, "values": sorted([dumps[0][1], name[0]])}
+    assert settled["t.b"] == {"direct": False, "values": [name[0]]}
+    assert evidence.loose_names(settled["t.a"]["values"]) == {"m:Schema.dump"}
+    # the same runs: nothing varies, values as before
+    assert evidence.settle([runs[0], runs[0]])["t.a"]["values"] == sorted([dumps[0][0], name[0]])
+
+
+def test_types_that_vary_too_are_required_as_shown_not_exactly() -> None:
+    first, second = _obs("m:f", 1), _obs("m:f", "one")
+    required, exact = evidence.settle_one([[*first, *_obs("m:g", 2)], [*second, *_obs("m:g", 2)]])
+    assert not exact and required == [_obs("m:g", 2)[0]]
+    # a test recorded in only one run (it failed the other) gets nothing
+    assert evidence.settle([{"t.a": {"all": list(first), "direct": []}}, {}]) == {}
+
+
+def _unproven(claimed: list[str], required: dict[str, list[str]]) -> str:
+    stream = b'{"k": "start"}\n' + json.dumps({"k": "direct", "id": "t.a", "values": claimed}).encode()
+    result = EvaluationResult(task_id="t", solution_branch="s", test_branches=["b"])
+    result.test_results = [TestResult(name="t.a", branch="b", status="passed")]
+    guard.unproven(result, "b", guard.parse(stream + b'\n{"k": "end"}\n'), required, {"t.a"})
+    return result.test_results[0].status
+
+
+def test_the_guard_reports_types_of_loose_functions_and_the_host_compares_like_with_like() -> None:
+    def dump() -> dict[str, str]:
+        return {"uid": str(uuid.uuid4())}
+
+    watch = Watch(loose=frozenset({"m:dump"}))
+    watch.names, watch.current = {dump.__code__: "m:dump"}, "t.a"
+    watch._returned(dump.__code__, 0, dump())  # what sys.monitoring (3.12+) calls on a return
+    seen, _ = watch.take_values("t.a")
+    typed = [o for o in seen if "~" in o]
+    assert len(seen) == 2 and len(typed) == 1
+    # the reference's values varied: its type is required, whatever value this run returned
+    assert _unproven(seen, {"t.a": typed}) == "passed"
+    # still exactly: a claimed type besides, or a missing one, fails
+    assert _unproven([*seen, _obs("m:dump", [1])[1]], {"t.a": typed}) == "failure"
+    assert _unproven([o for o in seen if o not in typed], {"t.a": typed}) == "failure"
+    # a function not loose in this test is compared by value (its type reported besides is left out)
+    assert _unproven(seen, {"t.a": [o for o in seen if o not in typed]}) == "passed"
