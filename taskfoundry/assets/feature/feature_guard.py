@@ -304,7 +304,7 @@ def arm(key: bytes, fd: int, config: dict[str, Any], types_module: Any) -> None:
         protected=frozenset(config.get("protected", [])),
         seals=_seals(),
         signer=signer(key, fd),
-        types=types_module.Watch(frozenset(config.get("protected", []))),
+        types=types_module.Watch(frozenset(config.get("protected", [])), frozenset(config.get("loose", []))),
         targets=types_module.targets,
         interface=tuple(config.get("interface", [])),
         modules=MappingProxyType(_module_state()),

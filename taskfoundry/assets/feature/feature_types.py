@@ -20,6 +20,10 @@ value itself, its containers read without order. The reference's observations pe
 package time and kept outside the container; a test passes at grading only if its run handed
 the test's code exactly those (or showed all of them: taskfoundry/kinds/feature/guard.py,
 `unproven`). Forging them takes knowing the hidden tests' values, not reaching the grader.
+A value that differs between runs of the reference (a uuid, a time) is required by its type
+only (`typed_evidence`): validation records every observation both ways, several times, and
+the host settles which (taskfoundry/kinds/feature/evidence.py); the guard is told which
+functions' types to report too (`loose`).
 Which code a value went to is read from the caller's frame (the guard lets this module's own
 frame reads through).
 """
@@ -90,6 +94,12 @@ def evidence(name: str, value: Any) -> str:
     return f"{name}={hashlib.sha256(text.encode(errors='surrogatepass')).hexdigest()[:20]}"
 
 
+def typed_evidence(name: str, value: Any) -> str:
+    """The observation of the value's type only: `module:function~digest` (for a function whose
+    values vary between runs of the reference: taskfoundry/kinds/feature/evidence.py)."""
+    return f"{name}~{hashlib.sha256(describe(value).encode(errors='surrogatepass')).hexdigest()[:20]}"
+
+
 def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
     """The code objects of the interface's functions and methods (imported now), by name."""
     found: dict[types.CodeType, str] = {}
@@ -119,8 +129,12 @@ def targets(interface: list[dict[str, str]]) -> dict[types.CodeType, str]:
 class Watch:
     """Every return of the target code objects, by the test running at the time."""
 
-    def __init__(self, tests: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, tests: frozenset[str] = frozenset(), loose: frozenset[str] = frozenset(), both: bool = False
+    ) -> None:
         self.current = ""
+        self.loose = loose  # functions whose types are observed too (their values vary)
+        self.both = both  # every function's types too (validation: what varies is found later)
         self.seen: dict[str, dict[str, set[str]]] = {}
         self.values: dict[str, set[str]] = {}  # test -> evidence of every return
         self.direct: dict[str, set[str]] = {}  # test -> evidence of values handed to `tests`
@@ -147,25 +161,28 @@ class Watch:
         name = self.names.get(code)
         if name and self.current:
             self.seen.setdefault(self.current, {}).setdefault(name, set()).add(describe(value))
-            self._observed(code, evidence(name, value))
+            self._observed(code, name, value)
 
     def _yielded(self, code: types.CodeType, offset: int, value: Any) -> None:
         """A generator's output is what it yields (its return is None at the end)."""
         name = self.names.get(code)
         if name and self.current:
-            self._observed(code, evidence(f"{name}>", value))
+            self._observed(code, f"{name}>", value)
 
     def _unwound(self, code: types.CodeType, offset: int, exc: BaseException) -> None:
         """A test of what a function raises has that for its output: the exception's exact
         type (a generator closed early is no output: when that happens is the caller's)."""
         name = self.names.get(code)
         if name and self.current and type(exc) not in (GeneratorExit, StopIteration):
-            self._observed(code, evidence(f"{name}!", exc))
+            self._observed(code, f"{name}!", exc)
 
-    def _observed(self, code: types.CodeType, seen: str) -> None:
-        self.values.setdefault(self.current, set()).add(seen)
+    def _observed(self, code: types.CodeType, name: str, value: Any) -> None:
+        seen = {evidence(name, value)}
+        if self.both or name in self.loose:
+            seen.add(typed_evidence(name, value))
+        self.values.setdefault(self.current, set()).update(seen)
         if self.tests and _caller_file(code) in self.tests:
-            self.direct.setdefault(self.current, set()).add(seen)
+            self.direct.setdefault(self.current, set()).update(seen)
 
     def take(self, test: str) -> dict[str, list[str]]:
         return {k: sorted(v) for k, v in self.seen.pop(test, {}).items()}
@@ -189,9 +206,11 @@ def _caller_file(code: types.CodeType) -> str:
 _RECORD = os.environ.get("TF_TYPES_RECORD", "")
 _VALUES = os.environ.get("TF_VALUES_RECORD", "")
 _REFUSALS = os.environ.get("TF_REFUSED_RECORD", "")
-_WATCH = Watch(frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))))
+_WATCH = Watch(
+    frozenset(os.path.abspath(p) for p in json.loads(os.environ.get("TF_VALUES_TESTS", "[]"))), both=True
+)
 _RECORDED: dict[str, dict[str, list[str]]] = {}
-_REQUIRED: dict[str, dict[str, Any]] = {}  # test -> {"direct": bool, "values": [...]}
+_REQUIRED: dict[str, dict[str, list[str]]] = {}  # test -> {"all": [...], "direct": [...]}
 
 
 ID_BYTES = 512  # a test id longer than this is sent as its digest (a record is cut at 3800 bytes)
@@ -289,8 +308,9 @@ def pytest_runtest_logreport(report: Any) -> None:
         if seen and report.outcome == "passed":
             _RECORDED[test] = seen
         if values and report.outcome == "passed":
-            # what a run of the test must show: what reached its own code, else everything
-            _REQUIRED[test] = {"direct": bool(direct), "values": direct or values}
+            # every observation, and those that reached the test's own code: what a run of the
+            # test must show is settled on the host from several runs (kinds/feature/evidence.py)
+            _REQUIRED[test] = {"all": values, "direct": direct}
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:

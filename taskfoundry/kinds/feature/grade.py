@@ -49,6 +49,7 @@ from taskfoundry.grading.steps import StepRunner
 from taskfoundry.grading.suite import copy_in
 from taskfoundry.grading.task import require_image
 from taskfoundry.kinds.feature import guard, scan
+from taskfoundry.kinds.feature.evidence import loose_names
 from taskfoundry.kinds.feature.results import InterfaceObject
 from taskfoundry.kinds.feature.runner import RESULTS
 from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
@@ -160,7 +161,8 @@ def _run(
             f"&& rm -f {RESULTS} && {guard.PREPARE}{_hide(task) if config.isolate else ''}",
             root=True,
         )
-        guard.install(box, watch, task.f2p_files, typed_interface(task.interface))
+        loose = loose_names(v for values in task.return_values.values() for v in values)
+        guard.install(box, watch, task.f2p_files, typed_interface(task.interface), loose)
         env = {"HOME": config.home, **TEST_ENV}
         command = (
             guard.command(task.test_command, worker) if config.isolate else f"cd {WS} && {task.test_command}"

@@ -16,7 +16,8 @@ verifies in STREAM, in a directory only root can read. Here that stream decides:
   nothing the guard could see, where the reference did: `failure` (`type_unobserved`);
 - an F2P test whose run did not show every value the reference returned in it (recorded at
   package time, held here, never in the container; where those reached the test's own code,
-  exactly those and no more): `failure` (`unproven`).
+  exactly those and no more; a value that varied between the reference's runs, its type:
+  kinds/feature/evidence.py): `failure` (`unproven`).
 
 The last decides: the stream comes from the process the submission runs in, so everything
 in it may be forged (its key is in that process); what it cannot forge without the hidden
@@ -37,6 +38,7 @@ from taskfoundry.assets.feature.feature_types import record_id
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.grading.records import EvalStepError
 from taskfoundry.grading.sandbox import WS, GradingSandbox, TooLarge
+from taskfoundry.kinds.feature.evidence import shown
 
 GUARD_DIR = "/tmp/tf-guard"  # root's, 0700: the boot reads it as root
 OUT_DIR = "/tmp/tf-guard-out"  # root's, 0700
@@ -58,16 +60,22 @@ def _asset(name: str) -> bytes:
 
 
 def install(
-    box: GradingSandbox, watch: dict[str, list[int]], protected: list[str], interface: list[Any]
+    box: GradingSandbox,
+    watch: dict[str, list[int]],
+    protected: list[str],
+    interface: list[Any],
+    loose: Collection[str] = (),
 ) -> None:
     """The boot, the plugin, root's wrapper and their configuration (PREPARE must have run):
-    the submitted lines to watch and the hidden files, by path in the workspace."""
+    the submitted lines to watch and the hidden files, by path in the workspace; the functions
+    whose types are observed besides their values (`loose`: kinds/feature/evidence.py)."""
     for shipped, name in _ASSETS.items():
         box.put_file(_asset(shipped), f"{GUARD_DIR}/{name}", mode=0o600)
     config = {
         "watch": {f"{WS}/{rel}": lines for rel, lines in watch.items()},
         "protected": [f"{WS}/{rel}" for rel in protected],
         "interface": interface,
+        "loose": sorted(loose),
     }
     box.put_file(json.dumps(config).encode(), CONFIG, mode=0o600)
 
@@ -218,7 +226,7 @@ def unproven(
         if not required:
             continue
         if test.name in direct:  # missing, or claimed besides
-            differ = set(required) ^ records.direct.get(record_id(test.name), set())
+            differ = set(required) ^ shown(records.direct.get(record_id(test.name), set()), required)
         else:
             differ = set(required) - records.values.get(record_id(test.name), set())
         if differ:

@@ -18,6 +18,7 @@ import docker
 from docker.errors import APIError, DockerException
 
 from taskfoundry import atomic
+from taskfoundry.assets import asset
 from taskfoundry.errors import ImageError, SandboxError
 from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.feature.env import WHEELS
@@ -65,38 +66,11 @@ def commit_image(
     return tag, True
 
 
-# run in the start image as root: every directory or module named like one of the project's
-# top-level packages under the Python trees (vendored copies such as setuptools/_vendor/NAME
-# included), and every wheel or zip that holds one, is removed
-_UNSHADOW = """
-import os, shutil, sys, zipfile
-tops = set(sys.argv[1:])
-roots = [p for p in sys.path if p.startswith(("/usr", "/opt")) and os.path.isdir(p)]
-roots += ["/usr/share/python-wheels", "/opt"]
-for root in roots:
-    for top, dirs, files in os.walk(root):
-        for name in [d for d in dirs if d in tops]:
-            shutil.rmtree(os.path.join(top, name))
-            dirs.remove(name)
-        for name in files:
-            path = os.path.join(top, name)
-            if name.rsplit(".", 1)[0].split(".")[0] in tops and name.endswith((".py", ".so")):
-                os.remove(path)
-            elif name.endswith((".whl", ".zip", ".egg")):
-                try:
-                    with zipfile.ZipFile(path) as archive:
-                        held = {part for n in archive.namelist() for part in n.split("/")[:-1]}
-                except (OSError, zipfile.BadZipFile):
-                    continue
-                if held & tops:
-                    os.remove(path)
-"""
-
-
 def outside_workspace_removed(tops: list[str]) -> str:
     """Every copy of the project's packages outside the workspace removed from the start state:
     a release installed in the base (a Debian python3-* package a tool pulled in), vendored by
     another package, or left in the venv or the wheelhouse would be imported instead of the
     worker's code, and shows the removed feature. (Removed in the image's last layer: the
     worker sees no lower one.)"""
-    return f"{PYTHON} -I -c {shlex.quote(_UNSHADOW)} {shlex.join(tops)} && rm -rf {WHEELS}"
+    script = asset("feature/feature_unshadow.py").decode()
+    return f"{PYTHON} -I -c {shlex.quote(script)} {shlex.join(tops)} && rm -rf {WHEELS}"

@@ -22,6 +22,9 @@ class FeatureConfig(BaseModel):
     p2p_files: int = Field(8, ge=0, description="passing test files run as pass-to-pass per task")
     test_timeout: float = Field(60, gt=0, description="seconds one test may run (pytest-timeout)")
     suite_timeout: float = Field(1200, gt=0, description="seconds one pytest run may take")
+    value_runs: int = Field(
+        2, ge=1, description="recorded runs of the reference (hash seeds differ): what varies is typed only"
+    )
     levels: list[int] = Field(
         default_factory=lambda: [1, 2], description="1: stripped repo; 2: interface only"
     )

@@ -18,12 +18,14 @@ import docker
 
 from taskfoundry.assets import asset
 from taskfoundry.errors import SandboxError
+from taskfoundry.kinds.feature.evidence import settle
 from taskfoundry.kinds.feature.grade import typed_interface
 from taskfoundry.kinds.feature.results import (
     Candidate,
     CandidatesStage,
     EnvStage,
     ReviewStage,
+    TestCase,
     ValidatedTask,
     VerdictStage,
 )
@@ -83,10 +85,18 @@ def validate_one(
         recording = types_recorder(box, cand)
         on_reference, tail = runner.pytest(files, cfg.test_timeout, cfg.suite_timeout, env=recording)
         types = recorded_types(box)
-        values = recorded_values(box)
+        runs = [recorded_values(box)]
         refused = _recorded(box, "refused.json")
+        for seed in range(1, cfg.value_runs if on_reference else 0):
+            # again, another hash seed: what differs between runs is required by its type only
+            again, tail = runner.pytest(
+                files, cfg.test_timeout, cfg.suite_timeout, env={**recording, "PYTHONHASHSEED": str(seed)}
+            )
+            on_reference = _worst(on_reference, again)
+            runs.append(recorded_values(box))
     if not on_reference:
         return None, f"reference_run_failed: {tail[-800:]}"
+    values = settle(runs)
     ref = {c.junit: c.status for c in on_reference}
     broken = sorted(j for j, s in ref.items() if s in ("failure", "error"))
     if broken:
@@ -135,6 +145,18 @@ def validate_one(
     )
 
 
+def _worst(first: list[TestCase], again: list[TestCase]) -> list[TestCase]:
+    """The first run's cases, each failed if it did not pass again (a reference that passes a
+    test only sometimes fails it); none when the second run gave no report."""
+    if not again:
+        return []
+    passed = {c.junit for c in again if c.status == "passed"}
+    return [
+        c if c.status != "passed" or c.junit in passed else c.model_copy(update={"status": "failure"})
+        for c in first
+    ]
+
+
 def types_recorder(box: DockerSandbox, cand: Candidate) -> dict[str, str]:
     """The environment of a run that records what the tested functions return, per test
     (assets/feature_types.py as a pytest plugin): the grader checks the same types."""
@@ -159,8 +181,8 @@ def recorded_types(box: DockerSandbox) -> dict[str, dict[str, list[str]]]:
 
 
 def recorded_values(box: DockerSandbox) -> dict[str, dict[str, Any]]:
-    """Test -> {"direct": whether these reached the test's own code, "values": what its run
-    must observe (assets/feature_types.py: `evidence`)}."""
+    """Test -> {"all": every observation in it, "direct": those that reached the test's own
+    code} (assets/feature_types.py: `evidence`, `typed_evidence`), of one run."""
     return _recorded(box, "values.json")
 
 
