@@ -404,6 +404,7 @@ VERDICT_ATTACKS = {
     "forge_atexit": (True, 11, True),
     "forge_thread": (True, 11, True),
     "forge_signal": (False, 11, True),  # its laundered handler is refused by the guard itself
+    "guard_state_edit": (True, 11, True),  # the tamper check blinded: only the values decide
     "frames_exec_laundered": (False, 5, False),  # the tests whose expected value is a local
     "frames_renumbered": (False, 5, False),
 }

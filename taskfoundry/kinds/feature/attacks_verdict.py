@@ -168,6 +168,25 @@ def _tf_setup():
 _tf_setup()
 """
 
+_GUARD_STATE = """
+def _tf_setup():
+    reports = __import__("importlib").import_module("_py" + "test.reports")
+    real = reports.TestReport.__init__
+
+    # called once the report's text is made (a submitted frame there would be refused)
+    def passed(self, nodeid, location, keywords, outcome, longrepr, when, *rest, **extra):
+        real(self, nodeid, location, keywords, "passed", None, when, *rest, **extra)
+
+    reports.TestReport.__init__ = passed
+    session, guard = _tf_reach()
+    if guard is not None:  # the patch's name among the changes already reported: never sent
+        state = guard.pytest_runtest_logreport.__defaults__[-1]
+        state.sent.add("_py" + "test.reports.TestReport.__init__")
+
+
+_tf_setup()
+"""
+
 _BUILTIN = """
 
 def _tf_builtin(name):
@@ -240,6 +259,9 @@ HELPERS = {
     "forge_thread": _REACH + _FORGE_THREAD,
     # the same from a signal handler compiled into a fresh dict (no __file__), raised at exit
     "forge_signal": _REACH + _BUILTIN + _FORGE_SIGNAL,
+    # pytest's report class patched to call every test passed, the patch hidden from the guard's
+    # tamper check by adding its name to the guard's set of changes already reported
+    "guard_state_edit": _REACH + _GUARD_STATE,
     # the calling test's `expected`, read by code exec'd into a fresh dict
     "frames_exec_laundered": _BUILTIN + _EXEC_LAUNDERED + _REBIND,
     # ... or compiled into the module itself with every line numbered 1
