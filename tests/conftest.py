@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from taskfoundry.agent import AgentTask
 from taskfoundry.agent.prompts import load_template
@@ -156,8 +158,7 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
-# 20 mutants: the stage runs, briefly; its guided step too (60 probes, not the default 300: e2e
-# checks the score, test_mutation_docker and test_agentgen_docker what the guided step adds)
+# 20 mutants: the stage runs, briefly, without its guided step (tests/example-build.yaml says why)
 EXAMPLE_FLAGS = [
     "--max-probes",
     "200",
@@ -166,9 +167,32 @@ EXAMPLE_FLAGS = [
     "--config",
     str(ROOT / "tests" / "example-build.yaml"),
 ]
+
+
+@contextmanager
+def on_server(url: str) -> Iterator[None]:
+    """Prefect's client settings pointed at another server (a test's own) for the block, and
+    the process's event and log queues flushed to it before the block ends. Left queued, they
+    stay bound to that server after it stops, and the session's harness drains them at its
+    teardown at about one client timeout (60 s) an event (issue 57: a worker sat 5 minutes there)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        try:
+            yield
+        finally:
+            EventsWorker.drain_all(timeout=30)
+            APILogWorker.drain_all(timeout=30)
+
+
+# the plumbing tests' builds (tests/plumbing-build.yaml says what they leave out and why)
+PLUMBING_YAML = ROOT / "tests" / "plumbing-build.yaml"
+PLUMBING: dict[str, Any] = yaml.safe_load(PLUMBING_YAML.read_text())
 # logsum and rcalc serve test_solution_go_rust_docker (the reference scores one, the cleanroom
-# is clean): a smaller suite does; Go's and Rust's mutant rebuilds still run, on fewer mutants
-SMALL_BUILD = ["--max-probes", "80", "--mutants", "6"]
+# is clean): a smaller suite does, on tests/example-small.yaml (the last --config is the one read)
+SMALL_BUILD = ["--max-probes", "80", "--mutants", "6", "--config", str(ROOT / "tests" / "example-small.yaml")]
 FEW_MUTANTS = {"logsum": SMALL_BUILD, "rcalc": SMALL_BUILD}
 
 

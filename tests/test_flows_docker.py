@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from taskfoundry.cli import main
 from taskfoundry.flows import progress
 
-from conftest import make_repo
+from conftest import PLUMBING_YAML, make_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -65,7 +65,17 @@ BROKEN = {
 }
 # one seed (not a public one), so that a resumed build and a clean one draw the same suite: each
 # build otherwise draws a secret seed of its own (docs/no-logic.md)
-FAST = ["--max-probes", "80", "--mutants", "0", "--no-progress", "--seed", "52177"]
+FAST = [
+    "--max-probes",
+    "80",
+    "--mutants",
+    "0",
+    "--no-progress",
+    "--seed",
+    "52177",
+    "--config",
+    str(PLUMBING_YAML),
+]
 NAME = "flowtiny"  # a name no other test uses: its images and containers are ours
 
 

@@ -30,7 +30,7 @@ from taskfoundry.config import Config
 from taskfoundry.flows.summary import RunSummary
 from taskfoundry.store import LOCAL_ENV, TASKS, Store
 
-from conftest import ROOT, free_port, make_repo, prefect_server_env
+from conftest import PLUMBING, ROOT, free_port, make_repo, on_server, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "taskfoundry-scale-pool"
@@ -151,7 +151,6 @@ def _batch(
 ) -> tuple[RunSummary, list[str], Store]:
     """build-many over tiny repos `names` through the pool into a fresh bucket, `kill` applied to
     the source `victim` while it builds: the summary, the killed run ids, the store."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from taskfoundry.flows.many import build_many_flow
 
@@ -160,9 +159,10 @@ def _batch(
     sources = [str(make_repo(tmp_path / name, TINY)) for name in names]
     config = Config.model_validate(
         {
+            **PLUMBING,
             "out": store_url,
-            "explorer": {"max_probes": 80},
-            "mutation": {"budget": 0},
+            "explorer": {**PLUMBING["explorer"], "max_probes": 80},
+            "mutation": {**PLUMBING["mutation"], "budget": 0},
             "orchestration": {
                 "deployment": "build-source/build-source",
                 "concurrency": len(names),
@@ -176,7 +176,7 @@ def _batch(
     killer = threading.Thread(target=lambda: killed.extend(_kill_when_building(pool, target, kill, done)))
     killer.start()
     try:
-        with temporary_settings(updates={PREFECT_API_URL: pool.url}):
+        with on_server(pool.url):
             summary = build_many_flow(sources, config)
     finally:
         done.set()

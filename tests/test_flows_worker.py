@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import ROOT, free_port, make_repo, prefect_server_env
+from conftest import PLUMBING, ROOT, free_port, make_repo, on_server, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 BIN = Path(sys.executable).parent
@@ -87,15 +87,19 @@ def test_a_worker_runs_the_deployed_build_flow(
 ) -> None:
     from prefect import flow
     from prefect.deployments import run_deployment
-    from prefect.settings import PREFECT_API_URL, temporary_settings
     from test_flows_docker import NAME, TINY
 
     from taskfoundry.flows.artifacts import artifact_key, read_artifacts
 
     url, _ = server
     repo = make_repo(tmp_path / NAME, TINY)
-    config = {"out": str(tmp_path / "out"), "explorer": {"max_probes": 80}, "mutation": {"budget": 0}}
-    with temporary_settings(updates={PREFECT_API_URL: url}):
+    config = {
+        **PLUMBING,
+        "out": str(tmp_path / "out"),
+        "explorer": {**PLUMBING["explorer"], "max_probes": 80},
+    }
+    config["mutation"] = {**PLUMBING["mutation"], "budget": 0}
+    with on_server(url):
         deployable = flow.from_source(source=str(ROOT), entrypoint="taskfoundry/flows/build.py:build_flow")
         # `.deploy()` would first list the pool's workers, a request this server version
         # rejects (422 on the client's null limit); `to_deployment().apply()` registers the same

@@ -24,7 +24,7 @@ from taskfoundry.layout import WORKSPACE, WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
-from conftest import EXAMPLE_FLAGS, make_repo
+from conftest import PLUMBING_YAML, make_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -150,7 +150,8 @@ def multi_task(prefect_harness, base_image, tmp_path_factory) -> Path:  # type: 
 
     repo = make_repo(tmp_path_factory.mktemp("src") / "multi", {"multi.c": MULTI_C, "Makefile": MAKEFILE})
     out = tmp_path_factory.mktemp("multi-out")
-    args = ["build", str(repo), "--out", str(out), *EXAMPLE_FLAGS, "--max-probes", "80", "--mutants", "8"]
+    args = ["build", str(repo), "--out", str(out), "--config", str(PLUMBING_YAML), "--max-probes", "80"]
+    args += ["--mutants", "8"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task,) = (out / "tasks").iterdir()
