@@ -190,6 +190,13 @@ def on_server(url: str) -> Iterator[None]:
 # the plumbing tests' builds (tests/plumbing-build.yaml says what they leave out and why)
 PLUMBING_YAML = ROOT / "tests" / "plumbing-build.yaml"
 PLUMBING: dict[str, Any] = yaml.safe_load(PLUMBING_YAML.read_text())
+
+
+def plumbing_config(**sections: dict[str, Any]) -> dict[str, Any]:
+    """PLUMBING as a config dict, each of `sections` merged into its section."""
+    return {**PLUMBING, **{name: {**PLUMBING.get(name, {}), **keys} for name, keys in sections.items()}}
+
+
 # logsum and rcalc serve test_solution_go_rust_docker (the reference scores one, the cleanroom
 # is clean): a smaller suite does, on tests/example-small.yaml (the last --config is the one read)
 SMALL_BUILD = ["--max-probes", "80", "--mutants", "6", "--config", str(ROOT / "tests" / "example-small.yaml")]

@@ -30,7 +30,7 @@ from taskfoundry.config import Config
 from taskfoundry.flows.summary import RunSummary
 from taskfoundry.store import LOCAL_ENV, TASKS, Store
 
-from conftest import PLUMBING, ROOT, free_port, make_repo, on_server, prefect_server_env
+from conftest import ROOT, free_port, make_repo, on_server, plumbing_config, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "taskfoundry-scale-pool"
@@ -159,10 +159,8 @@ def _batch(
     sources = [str(make_repo(tmp_path / name, TINY)) for name in names]
     config = Config.model_validate(
         {
-            **PLUMBING,
+            **plumbing_config(explorer={"max_probes": 80}, mutation={"budget": 0}),
             "out": store_url,
-            "explorer": {**PLUMBING["explorer"], "max_probes": 80},
-            "mutation": {**PLUMBING["mutation"], "budget": 0},
             "orchestration": {
                 "deployment": "build-source/build-source",
                 "concurrency": len(names),

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import PLUMBING, ROOT, free_port, make_repo, on_server, prefect_server_env
+from conftest import ROOT, free_port, make_repo, on_server, plumbing_config, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 BIN = Path(sys.executable).parent
@@ -94,11 +94,9 @@ def test_a_worker_runs_the_deployed_build_flow(
     url, _ = server
     repo = make_repo(tmp_path / NAME, TINY)
     config = {
-        **PLUMBING,
+        **plumbing_config(explorer={"max_probes": 80}, mutation={"budget": 0}),
         "out": str(tmp_path / "out"),
-        "explorer": {**PLUMBING["explorer"], "max_probes": 80},
     }
-    config["mutation"] = {**PLUMBING["mutation"], "budget": 0}
     with on_server(url):
         deployable = flow.from_source(source=str(ROOT), entrypoint="taskfoundry/flows/build.py:build_flow")
         # `.deploy()` would first list the pool's workers, a request this server version

@@ -37,7 +37,12 @@ def reference_scores_one(task_dir: Path, docker_client, regrade: bool = True) ->
     assert "compile.sh" in names and not any(n.startswith(".git/") or n == ".git" for n in names)
     if regrade:
         assert rate(task_dir, solution, docker_client) == (1.0, None)
-        return
+    else:
+        assert_graded_whole_at_package_time(task_dir)
+
+
+def assert_graded_whole_at_package_time(task_dir: Path) -> None:
+    """The package stage's grade of the reference (reports/reference.json): every kept test passed."""
     kept = yaml.safe_load((task_dir / "task.yaml").read_text())["stats"]["tests_kept"]
     reference = json.loads((task_dir / "reports" / "reference.json").read_text())
     assert (reference["error"], reference["failed"], reference["passed"]) == (None, {}, kept) and kept > 0
