@@ -36,6 +36,11 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
+# a gold that never exits on its own (a server, a REPL that ignores a closed stdin)
+HANGS = r"""
+#include <unistd.h>
+int main(void) { for (;;) pause(); }
+"""
 REBUILDER = asset("program/gold_rebuilder.c")
 LOADER_ATTACKS = ("ld_preload", "ld_audit", "fake_libc")
 PROC_ATTACKS = ("proc_maps", "proc_exe", "proc_mem", "ptrace_peek", "core_dump")
@@ -59,14 +64,23 @@ __attribute__((constructor)) static void dump(void) {
 """
 
 
+GOLD_FILES = {"static": "st", "dynamic": "dyn", "hangs": "hangs"}
+
+
 @pytest.fixture(scope="module")
 def golds(docker_client, base_image) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
-    """The same program linked statically and dynamically, compiled in the base image."""
+    """The same program linked statically and dynamically, and one that never exits, compiled in
+    the base image."""
     with DockerSandbox(base_image, SandboxLimits(), client=docker_client) as box:
         box.put_file(PROGRAM.encode(), "/tmp/p.c", mode=0o644)
-        res = box.exec("cd /tmp && gcc -O2 -static -o st p.c && gcc -O2 -o dyn p.c", timeout=120, user="0:0")
+        box.put_file(HANGS.encode(), "/tmp/h.c", mode=0o644)
+        res = box.exec(
+            "cd /tmp && gcc -O2 -static -o st p.c && gcc -O2 -o dyn p.c && gcc -O2 -o hangs h.c",
+            timeout=120,
+            user="0:0",
+        )
         assert res.ok, res.text()
-        return {"static": box.get_file("/tmp/st"), "dynamic": box.get_file("/tmp/dyn")}
+        return {name: box.get_file(f"/tmp/{file}") for name, file in GOLD_FILES.items()}
 
 
 def cleanroom(docker_client, base_image, tmp_path: Path, gold: bytes, readable: bool = False) -> str:  # type: ignore[no-untyped-def]
@@ -85,12 +99,13 @@ def cleanroom(docker_client, base_image, tmp_path: Path, gold: bytes, readable: 
 @pytest.fixture(scope="module")
 def reports(docker_client, base_image, golds, tmp_path_factory) -> dict[str, IntegrityReport]:  # type: ignore[no-untyped-def]
     """One report per gold: static 0111 (shipped), dynamic 0111 (loader defence off),
-    static 0755 (execute-only off)."""
+    static 0755 (execute-only off), and a dynamic gold that never exits."""
     made = {}
     for name, gold, readable in (
         ("static", golds["static"], False),
         ("dynamic", golds["dynamic"], False),
         ("readable", golds["static"], True),
+        ("hangs", golds["hangs"], False),
     ):
         image = cleanroom(docker_client, base_image, tmp_path_factory.mktemp(name), gold, readable)
         made[name] = check_integrity(docker_client, image, linkage(gold))
@@ -118,6 +133,17 @@ def test_loader_attack_works_on_a_dynamic_gold_and_not_on_a_static_one(
     assert reports["dynamic"].attacks[variant][attack].result == "succeeded"
     assert reports["static"].attacks[variant][attack].result == "blocked"
     assert reports["dynamic"].verdict == "instrumentable"
+
+
+@pytest.mark.parametrize("attack", LOADER_ATTACKS)
+def test_a_gold_that_never_exits_is_judged_on_what_it_did_before_its_time_ran_out(
+    reports: dict[str, IntegrityReport], attack: str
+) -> None:
+    # the loader maps the worker's code before main: a timed-out run is evidence, not a pass
+    report = reports["hangs"]
+    assert report.verdict == "instrumentable"
+    for variant in VARIANTS:
+        assert report.attacks[variant][attack].result == "succeeded", report.attacks[variant][attack]
 
 
 @pytest.mark.parametrize("attack", PROC_ATTACKS)

@@ -48,7 +48,9 @@ def defended(example_task, docker_client) -> tuple[TaskSpec, ReplayTable]:  # ty
 
 
 @pytest.fixture(scope="module")
-def undefended(prefect_harness, base_image, docker_client, tmp_path_factory) -> tuple[TaskSpec, ReplayTable]:  # type: ignore[no-untyped-def]
+def undefended(  # type: ignore[no-untyped-def]
+    defended, prefect_harness, base_image, docker_client, tmp_path_factory
+) -> tuple[TaskSpec, ReplayTable]:
     out = tmp_path_factory.mktemp("undefended")
     config = out / "undefended.yaml"
     config.write_text(UNDEFENDED)
@@ -57,6 +59,11 @@ def undefended(prefect_harness, base_image, docker_client, tmp_path_factory) -> 
     assert result.exit_code == 0, result.output + repr(result.exception)
     (task_dir,) = (out / "out" / "tasks").iterdir()
     spec = load_task(task_dir)
+    # the attacker sees the gold and its docs only, which the defences do not change: the same
+    # reference makes the same table, so it is asked once (issue 57)
+    shipped, table = defended
+    if spec.task.reference_digest and spec.task.reference_digest == shipped.task.reference_digest:
+        return spec, table
     return spec, attacker_table(docker_client, spec.task.images.task_cleanroom, PER_SEED, (0, 1), "csvq")
 
 

@@ -20,7 +20,9 @@ import sys
 import time
 
 GOLD, SCRATCH = sys.argv[1], sys.argv[2]
-TIMEOUT = 10
+# a loader attack shows at load, before main runs: a few seconds is enough, and a gold that
+# never exits (a server, a REPL on a closed stdin) is judged on what it did in them
+TIMEOUT = 3
 
 MARKER_C = r"""
 #include <stdlib.h>
@@ -71,8 +73,8 @@ def run_gold(env, marker):
             [GOLD], env=full, cwd=SCRATCH, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT
         )
         err = proc.stderr.decode(errors="replace")
-    except subprocess.TimeoutExpired:
-        err = "timed out"
+    except subprocess.TimeoutExpired as exc:
+        err = (exc.stderr or b"").decode(errors="replace") + "\n(timed out)"
     return os.path.exists(marker), err
 
 
