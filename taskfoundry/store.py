@@ -167,8 +167,21 @@ class Store:
         return local
 
 
+def out_url(url: str) -> str:
+    """The OUT a store URL names: `s3://b/out/tasks` is `s3://b/out`, as a local path's `tasks/`
+    folder is its OUT's (read at the wrong level it held no task, and said nothing)."""
+    url = url.rstrip("/")
+    return url[: -len(TASKS) - 1] if url.endswith(f"/{TASKS}") else url
+
+
 def open_out(path: str | Path) -> Path:
-    """A local OUT (or tasks) folder for `path`: itself, or for a URL its local mirror."""
+    """A local OUT (or tasks) folder for `path`: itself, or for a URL its local mirror. A store
+    holding no whole task is an error: a reader given the wrong prefix must not see zero tasks."""
     if not is_url(str(path)):
         return Path(path)
-    return Store.at(str(path)).mirror(local_root(str(path)))
+    url = out_url(str(path))
+    store = Store.at(url)
+    local = store.mirror(local_root(url))
+    if not store.published():
+        raise ConfigError(f"{path}: no task published there (no {TASKS}/<task id>/{MARKER} under {url})")
+    return local

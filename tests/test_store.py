@@ -68,6 +68,34 @@ def test_a_task_is_published_whole_its_marker_last(
     assert (mirror / "tasks" / "o__r.1234567" / "tests" / "a.txt").read_text() == "a"
 
 
+def test_a_store_s_tasks_prefix_reads_as_its_out_and_an_empty_one_is_an_error(
+    s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`s3://b/out/tasks`, the form a local path takes and `eval --tasks` suggests, loaded 0 tasks
+    with no error (issue 59)."""
+    from taskfoundry.catalog import Catalog
+    from taskfoundry.errors import ConfigError
+
+    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "reader"))
+    url = f"{_bucket()}/out"
+    store = Store.at(url)
+    store.ensure()
+    store.fs.pipe_file(store.key("index.json"), b"{}")  # a store that exists and holds no task
+    with pytest.raises(ConfigError, match="no task published"):
+        open_out(url)  # is no catalog of zero tasks
+    store.publish_task(_task(tmp_path / "tasks" / "o__r.1234567", {"tests/a.txt": "a"}))
+    for given in (url, f"{url}/tasks", f"{url}/tasks/"):
+        assert open_out(given) == local_root(url), given
+        assert (open_out(given) / "tasks" / "o__r.1234567" / MARKER).is_file()
+    # the catalog sees the one task (its stand-in task.yaml is left out as unreadable, by name)
+    for given in (url, f"{url}/tasks"):
+        catalog = Catalog.load(given)
+        assert [Path(e.path).parent.name for e in catalog.errors] == ["o__r.1234567"], given
+    wrong = f"{url}/elsewhere/tasks"
+    with pytest.raises(ConfigError, match="no such bucket or prefix"):
+        open_out(wrong)
+
+
 def test_an_unreachable_store_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens on the discard port
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
