@@ -24,6 +24,11 @@ BUG = (
     "def bug(*args):\n    raise KeyError('planted bug')\n"
     "t.source_stage = bug\n"
 )
+# the CLI, writing at exit whether it imported Prefect (what starts or talks to a server, runs a flow)
+PREFECT_SEEN = (
+    "import atexit, os, sys\n"
+    "atexit.register(lambda: open(os.environ['TF_SEEN'], 'w').write(str('prefect' in sys.modules)))\n" + CLI
+)
 LINE = re.compile(r"taskfoundry: (?P<message>.+) \[details: (?P<log>/\S+\.log)\]")
 
 
@@ -64,9 +69,27 @@ def one_line(proc: subprocess.CompletedProcess[str], out: Path) -> str:
     return match["message"]
 
 
-def test_missing_path(tmp_path: Path, api_url: str) -> None:
-    message = one_line(_build(api_url, "/no/such/path", tmp_path / "out"), tmp_path / "out")
-    assert message == "source stage failed: /no/such/path: not a directory"
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ("/no/such/path", "source stage failed: /no/such/path: not a directory"),
+        ("weird:thing", "unknown source type 'weird'"),
+        ("debian:Not_A_Name", "expected debian:PKG"),
+        ("pypi:no-such-package-xyz", "not available"),
+        ("crate:no-such-crate-xyz", "not available"),
+    ],
+)
+def test_a_bad_source_is_refused_before_prefect_is_even_imported(
+    tmp_path: Path, api_url: str, source: str, says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bad input took 13-17 s to refuse: the server started and a flow ran first (issue 59)."""
+    seen = tmp_path / "seen"
+    monkeypatch.setenv("TF_SEEN", str(seen))
+    out = tmp_path / "out"
+    proc = run_cli(api_url, "build", source, "--out", str(out), "--no-progress", code=PREFECT_SEEN)
+    message = one_line(proc, out)
+    assert message.startswith("source stage failed:") and says in message
+    assert seen.read_text() == "False", "Prefect was imported: a server or a flow came first"
 
 
 def test_path_that_is_not_a_repository(tmp_path: Path, api_url: str) -> None:
@@ -75,12 +98,9 @@ def test_path_that_is_not_a_repository(tmp_path: Path, api_url: str) -> None:
     assert message.startswith("source stage failed:") and "not inside a git repository" in message
 
 
-@pytest.mark.parametrize(
-    "source",
-    ["debian:no-such-package-xyz", "crate:no-such-crate-xyz", "pypi:no-such-package-xyz"],
-)
-def test_unknown_package(tmp_path: Path, api_url: str, source: str) -> None:
-    message = one_line(_build(api_url, source, tmp_path / "out"), tmp_path / "out")
+def test_unknown_package(tmp_path: Path, api_url: str) -> None:
+    # a suite's index is the source stage's to read (apt's update): refused in the flow
+    message = one_line(_build(api_url, "debian:no-such-package-xyz", tmp_path / "out"), tmp_path / "out")
     assert message.startswith("source stage failed:") and "not available" in message
 
 
@@ -105,7 +125,8 @@ def test_verbose_shows_the_traceback(tmp_path: Path, api_url: str) -> None:
 
 
 def test_unexpected_exception_shows_its_traceback(tmp_path: Path, api_url: str) -> None:
-    proc = run_cli(api_url, "build", str(tmp_path), "--out", str(tmp_path / "out"), code=BUG + CLI)
+    repo = make_repo(tmp_path / "r", {"README.md": "a source the stage would take\n"})
+    proc = run_cli(api_url, "build", str(repo), "--out", str(tmp_path / "out"), code=BUG + CLI)
     assert proc.returncode == 1
     assert "Traceback (most recent call last)" in proc.stderr
     assert "KeyError: 'planted bug'" in proc.stderr

@@ -37,13 +37,22 @@ def index_path(name: str) -> str:
     return f"{low[:2]}/{low[2:4]}/{low}"
 
 
+def check(spec: str, config: SourceConfig) -> None:
+    """A release to build exists: one index look-up, nothing downloaded."""
+    name, version = parse(spec)
+    _pick(_releases(name, config), name, version, config.crates.max_rust_version)
+
+
+def _releases(name: str, config: SourceConfig) -> list[dict[str, Any]]:
+    index = config.crates.index.rstrip("/")
+    lines = get_bytes(f"{index}/{index_path(name)}").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     name, version = parse(spec)
     index = config.crates.index.rstrip("/")
-    releases = [
-        json.loads(line) for line in get_bytes(f"{index}/{index_path(name)}").splitlines() if line.strip()
-    ]
-    release = _pick(releases, name, version, config.crates.max_rust_version)
+    release = _pick(_releases(name, config), name, version, config.crates.max_rust_version)
     dl = str(get_json(f"{index}/config.json")["dl"])
     url = download_url(dl, release["name"], release["vers"], release["cksum"])
     up = Upstream(

@@ -40,6 +40,12 @@ def parse(spec: str) -> tuple[str, str | None]:
     return match["name"], match["version"]
 
 
+def check(spec: str, config: SourceConfig) -> None:
+    """The spec's form only: whether a suite has the package needs its index (apt's update,
+    minutes on a cold cache), which the source stage reads."""
+    parse(spec)
+
+
 def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     """The source from the configured suite; where its index names a version the pool no longer
     serves (trixie's libidn2 2.3.8-2: a 404), or does not list it, from the first of

@@ -19,6 +19,17 @@ def fetch(source: str, workdir: Path) -> Checkout:
     when the committed files of that directory change.
     """
     path = Path(source)
+    top, spec, commit = check(source)
+    name = slug(path.resolve().name)
+    final = workdir / "sources" / f"local__{name}.{commit[:12]}"
+    if not final.exists():
+        _export_tree(top, spec, final)
+    return Checkout(final, "local", name, commit, str(path.resolve()))
+
+
+def check(source: str) -> tuple[Path, str, str]:
+    """(work tree's top, tree spec, commit) of `source`; a SourceError when it has none."""
+    path = Path(source)
     if not path.is_dir():
         raise SourceError(f"{source}: not a directory")
     top = toplevel(path)
@@ -30,11 +41,7 @@ def fetch(source: str, workdir: Path) -> Checkout:
         commit = git(["rev-parse", spec], cwd=top)
     except SourceError as exc:
         raise SourceError(f"{source}: no committed files ({exc.message})") from exc
-    name = slug(path.resolve().name)
-    final = workdir / "sources" / f"local__{name}.{commit[:12]}"
-    if not final.exists():
-        _export_tree(top, spec, final)
-    return Checkout(final, "local", name, commit, str(path.resolve()))
+    return top, spec, commit
 
 
 def _export_tree(top: Path, spec: str, final: Path) -> None:

@@ -22,10 +22,19 @@ def parse(spec: str) -> tuple[str, str | None]:
     return match["name"], match["version"]
 
 
+def check(spec: str, config: SourceConfig) -> None:
+    """The release exists and has an sdist: one metadata look-up, nothing downloaded."""
+    name, version = parse(spec)
+    _sdist(get_json(_meta_url(name, config)), name, version)
+
+
+def _meta_url(name: str, config: SourceConfig) -> str:
+    return f"{config.pypi.json_api.rstrip('/')}/{urllib.parse.quote(name)}/json"
+
+
 def fetch(spec: str, workdir: Path, config: SourceConfig) -> Checkout:
     name, version = parse(spec)
-    base = config.pypi.json_api.rstrip("/")
-    url = f"{base}/{urllib.parse.quote(name)}/json"
+    url = _meta_url(name, config)
     meta = get_json(url)  # one look-up: it lists every release
     release, sdist = _sdist(meta, name, version)
     sdist["url"] = urllib.parse.urljoin(url, sdist["url"])  # mirrors may answer relative URLs

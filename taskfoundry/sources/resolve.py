@@ -30,6 +30,10 @@ PROVIDERS: dict[str, str] = {
 _PREFIX = re.compile(r"^(?P<prefix>[a-z][a-z0-9]*):(?!//)(?P<spec>.+)$")
 
 
+#: SOURCE prefix -> `check(spec, config)`: what a source stage would refuse, told without a download.
+CHECKS: dict[str, str] = {prefix: target.replace(":fetch", ":check") for prefix, target in PROVIDERS.items()}
+
+
 class RegistryProvider(Protocol):
     def __call__(self, spec: str, workdir: Path, config: SourceConfig) -> Checkout: ...
 
@@ -42,6 +46,20 @@ def resolve_source(source: str, workdir: Path, config: SourceConfig | None = Non
     if match and not Path(source).exists():
         return provider(match["prefix"])(match["spec"], workdir, config or SourceConfig())
     return local.fetch(source, workdir)
+
+
+def check_source(source: str, config: SourceConfig | None = None) -> None:
+    """Refuse at once what the source stage would refuse (a path that is no committed folder, a
+    source of no known type or form, a package its registry lacks), before a server starts or
+    a flow runs; a git URL's remote is left to the stage."""
+    if git.URL.match(source):
+        return
+    match = _PREFIX.match(source)
+    if match and not Path(source).exists():
+        provider(match["prefix"])  # an unknown prefix lists the known ones
+        load(CHECKS[match["prefix"]])(match["spec"], config or SourceConfig())
+        return
+    local.check(source)
 
 
 def provider(prefix: str) -> RegistryProvider:
