@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import make_repo
+
 CLI = "from taskfoundry.cli import main; main(prog_name='taskfoundry')"
 # what the process and the server it starts see of the telemetry settings
 SHOW = (
@@ -78,11 +80,12 @@ def test_telemetry_off_by_default_and_the_users_choice_kept(tmp_path: Path) -> N
 OWN_SERVER = re.compile(r"Prefect server of this command on http://127\.0\.0\.1:(\d+)/api")
 
 
-def _failed_build(env: dict[str, str], missing: Path, out: Path) -> str:
-    """`build MISSING` (no such directory) as a user runs it: asserts the one line it prints;
-    the run log's text."""
+def _failed_build(env: dict[str, str], repo: Path, out: Path) -> str:
+    """`build REPO` (a repository with nothing to build: a bad path is refused before any
+    server, issue 59) as a user runs it: asserts the one line it prints; the run log's text."""
+    make_repo(repo, {"README.md": "just words\n"})
     proc = subprocess.run(
-        [sys.executable, "-c", CLI, "build", str(missing), "--out", str(out), "--no-progress"],
+        [sys.executable, "-c", CLI, "build", str(repo), "--out", str(out), "--no-progress"],
         env=env,
         capture_output=True,
         text=True,
@@ -91,13 +94,15 @@ def _failed_build(env: dict[str, str], missing: Path, out: Path) -> str:
     assert proc.returncode == 1, proc.stderr
     (log,) = (out / "work" / "logs").iterdir()
     # no telemetry, no connection error: the one line
-    assert proc.stderr == f"taskfoundry: source stage failed: {missing}: not a directory [details: {log}]\n"
+    details = re.escape(f"[details: {log}]")
+    line = rf"taskfoundry: build stage failed: .*no build system detected.* {details}\n"
+    assert re.fullmatch(line, proc.stderr), proc.stderr
     return log.read_text()
 
 
 def test_build_runs_on_the_server_it_started_and_stops_it(tmp_path: Path) -> None:
     home = tmp_path / "prefect"
-    text = _failed_build(_clean_env(home), tmp_path / "missing", tmp_path / "out")
+    text = _failed_build(_clean_env(home), tmp_path / "r", tmp_path / "out")
     match = OWN_SERVER.search(text)
     assert match, text
     with pytest.raises(OSError):  # stopped with the command
@@ -108,9 +113,9 @@ def test_build_runs_on_the_server_it_started_and_stops_it(tmp_path: Path) -> Non
             "select r.state_type, r.parameters from flow_run r join flow f on f.id = r.flow_id "
             "where f.name = 'build-task'"
         ).fetchall()
-        tasks = db.execute("select state_type from task_run where name like 'source-%'").fetchall()
+        tasks = db.execute("select state_type from task_run where name like 'build-%'").fetchall()
     assert [(state, json.loads(params)["source"]) for state, params in flows] == [
-        ("FAILED", str(tmp_path / "missing"))
+        ("FAILED", str(tmp_path / "r"))
     ]
     assert tasks == [("FAILED",)]
 
@@ -125,12 +130,12 @@ def test_a_server_named_by_the_profile_is_used_instead(tmp_path: Path, prefect_h
     (home / "profiles.toml").write_text(
         f'active = "mine"\n[profiles.mine]\nPREFECT_API_URL = "{PREFECT_API_URL.value()}"\n'
     )
-    text = _failed_build(_clean_env(home), tmp_path / "missing", tmp_path / "out")
+    text = _failed_build(_clean_env(home), tmp_path / "r", tmp_path / "out")
     assert not OWN_SERVER.search(text)  # the one it started on the chance was stopped, unused
     assert re.search(r"Beginning flow run '[^']+' for flow 'build-task'", text), text
     with get_client(sync_client=True) as client:  # the session's server: the profile's
         runs = client.read_flow_runs(limit=200)
-    states = [r.state_type for r in runs if r.parameters.get("source") == str(tmp_path / "missing")]
+    states = [r.state_type for r in runs if r.parameters.get("source") == str(tmp_path / "r")]
     assert states == [StateType.FAILED]
 
 
