@@ -155,16 +155,18 @@ class Store:
         except Exception as exc:  # botocore's errors are not OSErrors; each is a bad store here
             raise ConfigError(f"{self.url}: cannot read ({type(exc).__name__}: {exc})") from exc
 
-    def mirror(self, local: Path) -> Path:
-        """Copy every whole published task (and `index.json`) into the OUT folder `local`."""
+    def mirror(self, local: Path) -> list[str]:
+        """Copy every whole published task (and `index.json`) into the OUT folder `local`; the
+        names of the tasks copied."""
         self.check()
         (local / TASKS).mkdir(parents=True, exist_ok=True)
-        for name in self.published():
+        names = self.published()
+        for name in names:
             self.fetch_task(name, local / TASKS)
         index = self.get_bytes("index.json")
         if index is not None:
             atomic.write_bytes(local / "index.json", index)
-        return local
+        return names
 
 
 def out_url(url: str) -> str:
@@ -180,8 +182,7 @@ def open_out(path: str | Path) -> Path:
     if not is_url(str(path)):
         return Path(path)
     url = out_url(str(path))
-    store = Store.at(url)
-    local = store.mirror(local_root(url))
-    if not store.published():
+    local = local_root(url)
+    if not Store.at(url).mirror(local):
         raise ConfigError(f"{path}: no task published there (no {TASKS}/<task id>/{MARKER} under {url})")
     return local

@@ -63,7 +63,8 @@ def test_a_task_is_published_whole_its_marker_last(
     # a writer stopped half way: files without a marker are no task
     store.fs.pipe_file(store.key("tasks", "half__way.7654321", "tests", "a.txt"), b"a")
     assert store.published() == ["o__r.1234567"]
-    mirror = store.mirror(tmp_path / "reader")
+    mirror = tmp_path / "reader"
+    assert store.mirror(mirror) == ["o__r.1234567"]
     assert sorted(p.name for p in (mirror / "tasks").iterdir()) == ["o__r.1234567"]
     assert (mirror / "tasks" / "o__r.1234567" / "tests" / "a.txt").read_text() == "a"
 

@@ -42,8 +42,7 @@ def resolve_source(source: str, workdir: Path, config: SourceConfig | None = Non
     """Fetch `source` under `workdir` as a checkout pinned to a commit."""
     if git.URL.match(source):
         return git.fetch(source, workdir)
-    match = _PREFIX.match(source)
-    if match and not Path(source).exists():
+    if match := _registry(source):
         return provider(match["prefix"])(match["spec"], workdir, config or SourceConfig())
     return local.fetch(source, workdir)
 
@@ -54,12 +53,17 @@ def check_source(source: str, config: SourceConfig | None = None) -> None:
     a flow runs; a git URL's remote is left to the stage."""
     if git.URL.match(source):
         return
-    match = _PREFIX.match(source)
-    if match and not Path(source).exists():
+    if match := _registry(source):
         provider(match["prefix"])  # an unknown prefix lists the known ones
         load(CHECKS[match["prefix"]])(match["spec"], config or SourceConfig())
         return
     local.check(source)
+
+
+def _registry(source: str) -> re.Match[str] | None:
+    """`prefix:spec` naming a registry source; a local path that looks like one is a path."""
+    match = _PREFIX.match(source)
+    return match if match and not Path(source).exists() else None
 
 
 def provider(prefix: str) -> RegistryProvider:
