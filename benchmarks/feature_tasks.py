@@ -36,6 +36,7 @@ from taskfoundry.kinds.feature.selfcheck import empty_submission
 from taskfoundry.kinds.feature.taskfile import FeatureTaskYaml
 from taskfoundry.kinds.feature.validate import validate_stage
 from taskfoundry.models import load_yaml_model
+from taskfoundry.pipeline.provenance import StageTimes
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
 from taskfoundry.sections import for_feature
@@ -82,7 +83,17 @@ def build_one(source: str, config: Config, client: Any) -> dict[str, Any]:
         row["validated"] = len(verdict.tasks)
         row["dropped"] = dict(Counter(_reason(why) for why in verdict.dropped.values()))
         dirs = timed(
-            "package", package_stage, src, None, env, gen, review, verdict, settings, client, seconds
+            "package",
+            package_stage,
+            src,
+            None,
+            env,
+            gen,
+            review,
+            verdict,
+            settings,
+            client,
+            StageTimes(seconds=dict(seconds)),
         )
         row["task_dirs"] = [str(d) for d in dirs]
         dropped = settings.names(src).kind_dir("feature", "selfcheck") / "dropped.json"

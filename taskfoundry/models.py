@@ -50,7 +50,12 @@ class TaskStats(BaseModel):
     mutation_score: float | None = Field(
         None, description="killed / (killed + survived) of reports/mutation.json; null: not analysed"
     )
-    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    stage_seconds: dict[str, float] = Field(
+        default_factory=dict, description="wall seconds per stage, of the run that made each stage's result"
+    )
+    reused_stages: list[str] = Field(
+        default_factory=list, description="stages whose results the build that wrote this took from the cache"
+    )
     recall_tests: int = Field(
         0, description="tests that recall a published algorithm's bytes (triage class recall)"
     )

@@ -110,12 +110,12 @@ def test_build_runs_on_the_server_it_started_and_stops_it(tmp_path: Path) -> Non
     # the flow and its source task ran on that server: their runs are in its database
     with contextlib.closing(sqlite3.connect(home / "prefect.db")) as db:
         flows = db.execute(
-            "select r.state_type, r.parameters from flow_run r join flow f on f.id = r.flow_id "
+            "select r.state_type, r.parameters, r.name from flow_run r join flow f on f.id = r.flow_id "
             "where f.name = 'build-task'"
         ).fetchall()
         tasks = db.execute("select state_type from task_run where name like 'build-%'").fetchall()
-    assert [(state, json.loads(params)["source"]) for state, params in flows] == [
-        ("FAILED", str(tmp_path / "r"))
+    assert [(state, json.loads(params)["source"], name) for state, params, name in flows] == [
+        ("FAILED", str(tmp_path / "r"), "build r")  # named after its source, not at random
     ]
     assert tasks == [("FAILED",)]
 

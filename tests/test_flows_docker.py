@@ -15,8 +15,10 @@ import tarfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from taskfoundry.cli import main
@@ -178,6 +180,11 @@ def _test_files(task_dir: Path) -> dict[str, bytes]:
         return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
 
 
+def _task_yaml(task_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((task_dir / "task.yaml").read_text())
+    return data
+
+
 def _tests_json(task_dir: Path) -> dict[str, object]:
     data = json.loads((task_dir / "tests.json").read_text())
     for branch in data["branches"].values():
@@ -203,6 +210,9 @@ def test_killed_build_resumes_after_its_last_stage(
     resumed = out / "tasks" / tiny_clean.name
     assert _tests_json(resumed) == _tests_json(tiny_clean)
     assert _test_files(resumed) == _test_files(tiny_clean)
+    stats = _task_yaml(resumed)["stats"]
+    assert "build" in stats["reused_stages"] and "generate" not in stats["reused_stages"]
+    assert "build" not in stats["stage_seconds"], "a cache lookup's time is not the build's"
 
 
 def test_batch_with_a_broken_source_packages_the_rest(
@@ -212,12 +222,17 @@ def test_batch_with_a_broken_source_packages_the_rest(
 
     broken = make_repo(tmp_path / "broken", BROKEN)
     out = tiny_clean.parent.parent  # the tiny program's stages resume from the clean build
+    made = _task_yaml(tiny_clean)
     result = CliRunner().invoke(
         main, ["build-many", str(tiny_repo), str(broken), "--out", str(out), "--concurrency", "2", *FAST]
     )
     assert result.exit_code == 1, result.output
     assert f"failed: {broken}: build stage failed" in result.output, result.output
-    assert (tiny_clean / "task.yaml").exists()
+    again = _task_yaml(tiny_clean)  # every stage came from the cache: the same task, as made
+    assert again["created_at"] == made["created_at"], "a cached re-run is no new task"
+    assert again["stats"]["stage_seconds"] == made["stats"]["stage_seconds"]
+    assert {"build", "generate", "filter"} <= set(again["stats"]["reused_stages"])
+    assert made["stats"]["reused_stages"] == []
     (run_file,) = (out / "runs").glob("build-many-*.json")
     rows = {r["source"]: r for r in json.loads(run_file.read_text())["rows"]}
     assert rows[str(tiny_repo)]["status"] == "built"

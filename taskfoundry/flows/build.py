@@ -10,6 +10,7 @@ from prefect import flow
 
 from taskfoundry import sections
 from taskfoundry.config import Config
+from taskfoundry.flows import names
 from taskfoundry.flows.artifacts import publish_task
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.recipes import with_recipe
@@ -22,7 +23,7 @@ from taskfoundry.store import Store
 log = logging.getLogger(__name__)
 
 
-@flow(name="build-task", log_prints=False)
+@flow(name="build-task", flow_run_name=names.build_name, log_prints=False)
 def build_flow(source: str, config: Config) -> list[Path]:
     """Build the tasks of `source`; returns their directories (the program kind: one).
 
@@ -67,7 +68,7 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
             verdict,
             section("strengthen"),
         )
-    seconds = dict(stage_log.seconds)
+    times = stage_log.times()
     task_dirs: list[Path] = run_stage(
         stage_log,
         config,
@@ -80,7 +81,7 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         review,
         verdict,
         section("package"),
-        seconds,
+        times,
     )
     for task_dir in task_dirs:
         if config.store is not None:  # whole or not at all: its marker goes last
@@ -105,7 +106,7 @@ def with_build_seed(config: Config, src: SourceResult) -> Config:
     )
 
 
-@flow(name="build-resolved", log_prints=False)
+@flow(name="build-resolved", flow_run_name=names.build_resolved_name, log_prints=False)
 def build_resolved_flow(src: SourceResult, config: Config) -> list[Path]:
     """Build a source already resolved and pinned (refresh resolves first, to skip known ones)."""
     stage_log = StageLog.start(src.source)

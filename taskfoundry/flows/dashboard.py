@@ -13,6 +13,7 @@ from pathlib import Path
 from prefect import flow
 
 from taskfoundry.catalog import Catalog
+from taskfoundry.flows import names
 from taskfoundry.flows.artifacts import publish_catalog
 
 
@@ -25,7 +26,7 @@ def release_name(path: Path) -> str | None:
     return str(name) if name else None
 
 
-@flow(name="publish-catalog", log_prints=False)
+@flow(name="publish-catalog", flow_run_name=names.catalog_name, log_prints=False)
 def publish_catalog_flow(path: Path) -> str:
     """Publish the catalog of `path` (an OUT folder, a tasks folder, a release, a dump); its key."""
     folder = path if path.is_dir() else path.parent

@@ -12,6 +12,7 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from taskfoundry.evaluate.run import evaluate_run
+from taskfoundry.flows import names
 from taskfoundry.flows.artifacts import artifact_key
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvalSummary
@@ -39,7 +40,7 @@ def score_rows(summary: EvalSummary) -> list[dict[str, object]]:
     ]
 
 
-@flow(name="evaluate", log_prints=False)
+@flow(name="evaluate", flow_run_name=names.evaluate_name, log_prints=False)
 def evaluate_flow(run_dir: Path, tasks_dir: Path, config: EvalConfig | None = None) -> EvalSummary:
     """Grade `run_dir/<task id>/submission.tar.gz` against every task under `tasks_dir`."""
     summary = evaluate_run_task(run_dir, tasks_dir, config or EvalConfig())

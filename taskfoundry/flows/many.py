@@ -29,7 +29,7 @@ from taskfoundry import atomic
 from taskfoundry.catalog import Catalog
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError
-from taskfoundry.flows import liveness, progress
+from taskfoundry.flows import liveness, names, progress
 from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
 from taskfoundry.flows.index import INDEX, record
@@ -84,15 +84,23 @@ def build_here(source: str, config: Config) -> RunRow:
     except Exception as exc:  # noqa: BLE001 - one failed source must not end the batch
         return failed_row(source, exc, start)
     row = built_row(source, task_dirs, time.monotonic() - start)
-    progress.source_done(source, True, f"{row.tests_kept} tests kept")
+    progress.source_done(source, True, f"{row.tests_kept} tests kept{_reused(task_dirs)}")
     return row
+
+
+def _reused(task_dirs: list[Path]) -> str:
+    """What a re-run took from the cache, as its first task.yaml says."""
+    if not task_dirs:
+        return ""
+    stages = load_yaml_model(task_dirs[0] / "task.yaml", TaskYaml).stats.reused_stages
+    return f"; reused from the cache: {', '.join(stages)}" if stages else ""
 
 
 def _row_key(flow_run_id: object) -> tuple[str, str, str]:
     return ("runs", "rows", f"{flow_run_id}.json")
 
 
-@flow(name="build-source", log_prints=False)
+@flow(name="build-source", flow_run_name=names.build_name, log_prints=False)
 def build_source_flow(source: str, config: Config) -> RunRow:
     """One source of a batch as a flow run of its own, on whichever worker takes it: its row,
     also put in the object store for the batch that dispatched it (`dispatched`)."""
@@ -257,7 +265,7 @@ def finish(summary: RunSummary, config: Config) -> None:
         raise FailureBudgetExceeded(summary)
 
 
-@flow(name="build-many", log_prints=False)
+@flow(name="build-many", flow_run_name=names.build_many_name, log_prints=False)
 def build_many_flow(sources: list[str], config: Config) -> RunSummary:
     """Build every source (duplicates once), `config.orchestration.concurrency` at a time."""
     unique = list(dict.fromkeys(sources))

@@ -21,7 +21,7 @@ from taskfoundry import atomic
 from taskfoundry.config import Config
 from taskfoundry.discover.run import discover, write_catalog
 from taskfoundry.errors import ConfigError, StageError, TaskfoundryError
-from taskfoundry.flows import progress
+from taskfoundry.flows import names, progress
 from taskfoundry.flows.build import build_resolved_flow
 from taskfoundry.flows.catalog import CatalogEntry, candidates, release_date
 from taskfoundry.flows.many import built_row, failed_row, run_batch
@@ -117,7 +117,7 @@ def choose_catalog(
     return path, f"discovery: {count} candidates released {why}, since {since}: {path}"
 
 
-@flow(name="refresh", log_prints=False)
+@flow(name="refresh", flow_run_name=names.refresh_name, log_prints=False)
 def refresh_flow(config: Config, catalog: Path | None = None, chosen: bool = False) -> RunSummary:
     """Build the new candidates of `catalog` (default: `orchestration.refresh.catalog`, else
     discovery's; `chosen`: the caller has already chosen, see `choose_catalog`)."""

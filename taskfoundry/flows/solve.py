@@ -18,6 +18,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
+from taskfoundry.flows import names
 from taskfoundry.flows.artifacts import artifact_key
 from taskfoundry.sandbox.docker import docker_client
 from taskfoundry.solve.batch import finished_row, solve_and_grade, summary_markdown, write_report
@@ -56,7 +57,7 @@ def report_rows(rows: list[RunRow]) -> list[dict[str, object]]:
     ]
 
 
-@flow(name="agent-run", log_prints=False)
+@flow(name="agent-run", flow_run_name=names.agent_run_name, log_prints=False)
 def run_flow(task_dirs: list[Path], run_dir: Path, config: SolveConfig) -> list[RunRow]:
     """Every task of `task_dirs` solved and graded into `run_dir`; rows in task order. A task
     whose result.json an earlier run left is not run again."""

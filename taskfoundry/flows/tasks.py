@@ -27,6 +27,7 @@ from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
 from taskfoundry.kinds.base import PARTS, Part, TaskKind, make_kind
 from taskfoundry.pipeline.build import BuildSettings, build_stage
+from taskfoundry.pipeline.provenance import StageTimes
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 from taskfoundry.pipeline.source import source_stage
 from taskfoundry.sandbox.docker import docker_client
@@ -151,11 +152,11 @@ def package_task(
     review: Any,
     verdict: Any,
     settings: Any,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
 ) -> list[Path]:
     # not cached: it writes the task directories, the thing a resumed run must produce
     return make_kind(kind).package(
-        src, build, start, suite, review, verdict, settings, docker_client(), stage_seconds
+        src, build, start, suite, review, verdict, settings, docker_client(), times
     )
 
 
@@ -166,10 +167,16 @@ class StageLog:
     source: str
     seconds: dict[str, float]
     cached: dict[str, bool]
+    remade: list[str]  # cacheable stages that ran: the cache had no (fresh) result for them
 
     @classmethod
     def start(cls, source: str) -> StageLog:
-        return cls(source=source, seconds={}, cached={})
+        return cls(source=source, seconds={}, cached={}, remade=[])
+
+    def times(self) -> StageTimes:
+        """What the package stage records of this build so far."""
+        reused = tuple(name for name, hit in self.cached.items() if hit)
+        return StageTimes(seconds=dict(self.seconds), reused=reused, remade=tuple(self.remade))
 
 
 def _image_exists(tag: str) -> bool:
@@ -189,6 +196,8 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[P, R], *args: P.args
     start = time.monotonic()
     try:
         result, cached = _run(stage_log, config, fn, args, kwargs)
+        if fn.persist_result and not cached:
+            stage_log.remade.append(fn.name)
     except StageError:
         raise
     except TaskfoundryError as exc:

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvaluationResult
 from taskfoundry.kinds.registry import load_kind
+from taskfoundry.pipeline.provenance import StageTimes
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 Part = Literal["start_state", "generate", "review", "validate", "strengthen"]
@@ -103,7 +104,7 @@ class TaskKind(Protocol[StartT, SuiteT, ReviewT, VerdictT]):
         verdict: VerdictT,
         settings: Any,
         client: docker.DockerClient,
-        stage_seconds: dict[str, float],
+        times: StageTimes,
     ) -> list[Path]:
         """Write the source's task directories, each atomically; returns them (the program
         kind: one; the function and feature kinds: one per accepted function or feature,

@@ -16,7 +16,6 @@ import logging
 import shlex
 import tarfile
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -51,6 +50,7 @@ from taskfoundry.models import (
 )
 from taskfoundry.naming import TaskNames, feature_task_id, tasks_dir
 from taskfoundry.pipeline.difficulty import difficulty
+from taskfoundry.pipeline.provenance import StageTimes, provenance
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 # a fresh repository with one anonymous commit (root builds it; the tree belongs to the worker)
@@ -168,7 +168,7 @@ def package_stage(
     verdict: VerdictStage,
     settings: FeatureSettings,
     client: docker.DockerClient,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
 ) -> list[Path]:
     """Every task directory of this source, each written in one rename."""
     names = settings.names(src)
@@ -180,7 +180,7 @@ def package_stage(
         lines = leak_lines(original, task.candidate.stripped)
         for level in settings.feature.levels:
             args = (src, env, gen, review, verdict, task, level, original, tops, reference)
-            written[_write_task(*args, settings.feature.test_timeout, names, client, stage_seconds)] = lines
+            written[_write_task(*args, settings.feature.test_timeout, names, client, times)] = lines
     return keep_checked(written, settings.harness, client, names.kind_dir("feature", "selfcheck"))
 
 
@@ -198,9 +198,11 @@ def _write_task(
     test_timeout: float,
     names: TaskNames,
     client: docker.DockerClient,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
 ) -> Path:
     cand = task.candidate
+    final = tasks_dir(names.out) / feature_task_id(names.task_id, cand.name, level)
+    made = provenance(final, src.commit, times)
     images = names.images_of(f".{cand.name}.l{level}")
     tag_alias(client, reference, images.task)
     tag_alias(client, start_image(env, names, task, level, client), images.task_cleanroom)
@@ -216,7 +218,7 @@ def _write_task(
         task_id=feature_task_id(names.task_id, cand.name, level),
         difficulty_score=score,
         source=src.source,
-        created_at=datetime.now(UTC),
+        created_at=made.created_at,
         executable="",
         images=images,
         upstream=src.upstream,
@@ -224,7 +226,8 @@ def _write_task(
         stats=TaskStats(
             tests_generated=len(task.f2p) + len(task.p2p),
             tests_kept=len(task.f2p) + len(task.p2p),
-            stage_seconds={k: round(v, 2) for k, v in stage_seconds.items()},
+            stage_seconds=made.stage_seconds,
+            reused_stages=made.reused_stages,
         ),
         level=level,
         feature=cand.name,
@@ -252,7 +255,6 @@ def _write_task(
         test_timeout=test_timeout,
         return_types=task.return_types,
     )
-    final = tasks_dir(names.out) / feature_task_id(names.task_id, cand.name, level)
     with atomic.staged_dir(final) as tmp:
         save_yaml(tmp / "task.yaml", yaml_model)
         save_json(tmp / "tests.json", tests)

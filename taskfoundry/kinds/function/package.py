@@ -8,7 +8,6 @@ import io
 import json
 import logging
 import tarfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +29,7 @@ from taskfoundry.kinds.function.settings import PackageSettings
 from taskfoundry.kinds.function.taskfile import FunctionTaskYaml
 from taskfoundry.models import Branch, Images, TaskStats, TestsJson, branch_key, save_json, save_yaml
 from taskfoundry.naming import function_task_id, junit_name, tasks_dir
+from taskfoundry.pipeline.provenance import StageTimes, provenance
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ def package_stage(
     gate: GateStage,
     settings: PackageSettings,
     client: docker.DockerClient,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
 ) -> list[Path]:
     table = yield_table(start, suite, review, gate)
     functions = [r.model_dump(mode="json") for r in start.records]
@@ -115,7 +115,8 @@ def package_stage(
             record["stage"], record["drop"], record["drop_detail"] = later[record["qualname"]]
     source_reports = settings.out / "reports" / src.task_id
     cost = {
-        "stage_seconds": {k: round(s, 2) for k, s in stage_seconds.items()},
+        "stage_seconds": {k: round(s, 2) for k, s in times.seconds.items()},
+        "reused_stages": sorted(times.reused),
         "sandbox_cpu_seconds": {"cases": suite.cpu_seconds, "gate": gate.cpu_seconds},
     }
     atomic.write_json(source_reports / "yield.json", table.model_dump(mode="json") | cost)
@@ -129,7 +130,7 @@ def package_stage(
                 "functions.json": functions,
                 "secret.json": {"hypothesis_seed": settings.function.seed},
             }
-            dirs.append(_task(src, candidates[v.qualname], v, start.image, settings, stage_seconds, reports))
+            dirs.append(_task(src, candidates[v.qualname], v, start.image, settings, times, reports))
     log.info("%s: %d function tasks", src.task_id, len(dirs))
     return dirs
 
@@ -140,10 +141,12 @@ def _task(
     v: Verdict,
     image: str,
     settings: PackageSettings,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
     reports: dict[str, Any],
 ) -> Path:
     task_id = function_task_id(src.task_id, c.record.qualname)
+    final = tasks_dir(settings.out) / task_id
+    made = provenance(final, src.commit, times)
     key = branch_key(BRANCH)
     names = case_ids(len(v.cases))
     task = FunctionTaskYaml(
@@ -156,7 +159,7 @@ def _task(
         task_id=task_id,
         difficulty_score=float(c.record.complexity),
         source=src.source,
-        created_at=datetime.now(UTC),
+        created_at=made.created_at,
         executable=MODULE,
         images=Images(task=image, task_cleanroom=image),
         upstream=src.upstream,
@@ -165,7 +168,8 @@ def _task(
             tests_generated=len(v.cases) + v.unstable,
             tests_kept=len(v.cases),
             dropped={"nondeterministic": v.unstable} if v.unstable else {},
-            stage_seconds={k: round(s, 2) for k, s in stage_seconds.items()},
+            stage_seconds=made.stage_seconds,
+            reused_stages=made.reused_stages,
         ),
         function=c.record.qualname,
         name=c.name,
@@ -178,7 +182,6 @@ def _task(
         branch_rate=round(v.branch_rate, 6),
         mutation_score=round(v.mutants_killed / v.mutants, 4) if v.mutants else None,
     )
-    final = tasks_dir(settings.out) / task_id
     with atomic.staged_dir(final) as tmp:
         save_yaml(tmp / "task.yaml", task)
         save_json(tmp / "tests.json", TestsJson(branches={key: Branch(tests=names)}))

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
         MutationSettings,
         PackageSettings,
     )
-    from taskfoundry.pipeline.results import BuildStage, SourceResult
+    from taskfoundry.pipeline.provenance import StageTimes
+from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 
 class ProgramKind:
@@ -88,12 +89,10 @@ class ProgramKind:
         verdict: FilterStage,
         settings: PackageSettings,
         client: docker.DockerClient,
-        stage_seconds: dict[str, float],
+        times: StageTimes,
     ) -> list[Path]:
         """One task per source: the package stage's directory."""
-        return [
-            package_stage(src, built(build), start, suite, review, verdict, settings, client, stage_seconds)
-        ]
+        return [package_stage(src, built(build), start, suite, review, verdict, settings, client, times)]
 
     def grade(
         self,

@@ -43,6 +43,7 @@ from taskfoundry.models import (
 )
 from taskfoundry.naming import grading_image
 from taskfoundry.pipeline.difficulty import code_lines, difficulty
+from taskfoundry.pipeline.provenance import Provenance, StageTimes, provenance
 from taskfoundry.pipeline.results import BuildStage, SourceResult
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def package_stage(
     filt: FilterStage,
     settings: PackageSettings,
     client: docker.DockerClient,
-    stage_seconds: dict[str, float],
+    times: StageTimes,
 ) -> Path:
     """Write <out>/tasks/<task id>/ in one rename; returns its path."""
     names = settings.names(src)
@@ -74,7 +75,8 @@ def package_stage(
     solution = reference_solution(src, build, client)
     key = branch_key(gen.branch)
     suite = suite_tarball(gen.suite)
-    meta = _Meta(src, build, clean, gen, stage_seconds, images, submission_digest(solution))
+    made = provenance(names.task_dir, src.commit, times)
+    meta = _Meta(src, build, clean, gen, made, images, submission_digest(solution))
     reference = None
     if settings.grade_reference:
         filt, reference = _checked_by_reference(meta, filt, key, suite, solution, settings, client)
@@ -115,7 +117,7 @@ class _Meta:
     build: BuildStage
     clean: CleanroomStage
     gen: GenerateStage
-    stage_seconds: dict[str, float]
+    made: Provenance
     images: Images
     reference_digest: str
 
@@ -135,7 +137,8 @@ def _task_yaml(meta: _Meta, filt: FilterStage) -> TaskYaml:
         lines_total=filt.coverage.lines_total,
         dummy_pass_rate=round(filt.dummy_pass_rate, 4),
         mutation_score=filt.mutation.score if filt.mutation else None,
-        stage_seconds={k: round(v, 2) for k, v in meta.stage_seconds.items()},
+        stage_seconds=meta.made.stage_seconds,
+        reused_stages=meta.made.reused_stages,
         recall_tests=len(filt.recall),
         recall_in_resolve=filt.recall_in_resolve,
         replay_pass_rate=filt.no_logic.replay_pass_rate if filt.no_logic else None,
@@ -150,7 +153,7 @@ def _task_yaml(meta: _Meta, filt: FilterStage) -> TaskYaml:
         task_id=src.task_id,
         difficulty_score=score,
         source=src.source,
-        created_at=datetime.now(UTC),
+        created_at=meta.made.created_at,
         executable=build.recipe.executable,
         images=meta.images,
         stats=stats,
