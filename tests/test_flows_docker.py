@@ -21,8 +21,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from taskfoundry import progress
 from taskfoundry.cli import main
-from taskfoundry.flows import progress
 
 from conftest import PLUMBING_YAML, make_repo
 
@@ -86,9 +86,18 @@ class Recorder:
 
     def __init__(self) -> None:
         self.cached: dict[str, bool] = {}
+        self.stage = ""
+        self.counts: dict[str, list[tuple[str, int, int | None]]] = {}
+        self.stderr = ""
 
     def batch_started(self, total: int) -> None:
         pass
+
+    def stage_started(self, source: str, stage: str) -> None:
+        self.stage = stage
+
+    def counted(self, source: str, what: str, done: int, total: int | None) -> None:
+        self.counts.setdefault(self.stage, []).append((what, done, total))
 
     def stage_done(self, source: str, stage: str, cached: bool, seconds: float) -> None:
         self.cached[stage] = cached
@@ -97,11 +106,14 @@ class Recorder:
         pass
 
 
-def build(source: Path, out: Path) -> Recorder:
+def build(source: Path, out: Path, bars: bool = False) -> Recorder:
+    """`taskfoundry build` of `source` in this process (with its progress display: `bars`)."""
+    args = [a for a in FAST if not (bars and a == "--no-progress")]
     with progress.listening(Recorder()) as recorder:
-        result = CliRunner().invoke(main, ["build", str(source), "--out", str(out), *FAST])
+        result = CliRunner().invoke(main, ["build", str(source), "--out", str(out), *args])
     assert result.exit_code == 0, result.output + repr(result.exception)
     assert isinstance(recorder, Recorder)
+    recorder.stderr = result.stderr
     return recorder
 
 
@@ -116,7 +128,9 @@ def tiny_clean(
 ) -> Path:
     """A clean build of the tiny program; returns its task directory."""
     out = tmp_path_factory.mktemp("clean")
-    build(tiny_repo, out)
+    recorder = build(tiny_repo, out)
+    probes = [c for c in recorder.counts["generate"] if c[0] == "probes"]  # counted as they run
+    assert probes and probes[-1][2] == 80 and probes[-1][1] >= probes[0][1] > 0, recorder.counts
     (task_dir,) = (out / "tasks").iterdir()
     return task_dir
 
@@ -204,8 +218,9 @@ def test_killed_build_resumes_after_its_last_stage(
     assert not (out / "tasks").exists(), "the killed run must not have packaged a task"
     assert any((out / "work" / "results").iterdir()), "the build stage's result was persisted"
     images_before = _build_images(docker_client, NAME)
-    recorder = build(tiny_repo, out)
+    recorder = build(tiny_repo, out, bars=True)
     assert recorder.cached["build"] is True and recorder.cached["source"] is False
+    assert f"{tiny_repo}: resuming after build (from the cache: build)" in recorder.stderr
     assert _build_images(docker_client, NAME) == images_before, "no new build image"
     resumed = out / "tasks" / tiny_clean.name
     assert _tests_json(resumed) == _tests_json(tiny_clean)

@@ -99,7 +99,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # the harness and the evaluator's library: below every stage that runs a suite
     ("grading", ("grading",)),
     ("base libraries", ("sandbox", "images", "agent")),
-    ("core", ("", "naming", "errors", "models", "store", "atomic", "layout", "dotted", "assets")),
+    ("core", ("", "naming", "errors", "models", "store", "atomic", "layout", "dotted", "assets", "progress")),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 KINDS = ("kinds.program", "kinds.function", "kinds.feature")

@@ -25,11 +25,11 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.tasks import Task
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
 
-from taskfoundry import atomic
+from taskfoundry import atomic, progress
 from taskfoundry.catalog import Catalog
 from taskfoundry.config import Config
 from taskfoundry.errors import ConfigError
-from taskfoundry.flows import liveness, names, progress
+from taskfoundry.flows import liveness, names
 from taskfoundry.flows.artifacts import ProgressArtifact, publish_catalog, publish_summary
 from taskfoundry.flows.build import build_flow
 from taskfoundry.flows.index import INDEX, record

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from prefect import flow, task
 
-from taskfoundry import atomic
+from taskfoundry import atomic, progress
 from taskfoundry.config import Config
 from taskfoundry.discover.run import discover, write_catalog
 from taskfoundry.errors import ConfigError, StageError, TaskfoundryError
-from taskfoundry.flows import names, progress
+from taskfoundry.flows import names
 from taskfoundry.flows.build import build_resolved_flow
 from taskfoundry.flows.catalog import CatalogEntry, candidates, release_date
 from taskfoundry.flows.many import built_row, failed_row, run_batch

@@ -19,9 +19,9 @@ from prefect import task
 from prefect.states import State
 from prefect.tasks import Task
 
+from taskfoundry import progress
 from taskfoundry.config import Config
 from taskfoundry.errors import StageError, TaskfoundryError
-from taskfoundry.flows import progress
 from taskfoundry.flows.cache import result_storage, shared_root, stage_cache, stale_reason
 from taskfoundry.flows.limits import docker_build_slot, model_slot
 from taskfoundry.images.build import image_exists
@@ -195,7 +195,8 @@ def run_stage(stage_log: StageLog, config: Config, fn: Task[P, R], *args: P.args
     which stage was running."""
     start = time.monotonic()
     try:
-        result, cached = _run(stage_log, config, fn, args, kwargs)
+        with progress.working_on(stage_log.source, fn.name):
+            result, cached = _run(stage_log, config, fn, args, kwargs)
         if fn.persist_result and not cached:
             stage_log.remade.append(fn.name)
     except StageError:

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from taskfoundry import progress
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.kinds.program.mutate.models import MutantRecord, MutationReport
@@ -83,6 +84,7 @@ def analyze(
 def run_planned(pool: WorkerPool, planned: list[Planned], deadline: float) -> Done:
     """Every planned mutant against its tests, each on the worker that holds it; records in
     plan order."""
+    progress.count("mutants", 0, len(planned))
     done = pool.each(planned, lambda p: p.mutant.id, lambda w, chunk: _work(w, chunk, deadline))
     order = {p.mutant.id: i for i, p in enumerate(planned)}
     return Done(

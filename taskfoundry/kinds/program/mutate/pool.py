@@ -10,6 +10,7 @@ after another); a mutant is always handled by the worker whose schema holds it.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -111,4 +112,6 @@ class WorkerPool:
         if not pairs:
             return []
         with ThreadPoolExecutor(len(pairs), thread_name_prefix="mutation") as pool:
-            return list(pool.map(lambda pair: work(*pair), pairs))
+            # each in a copy of this context: the workers' progress counts are this stage's
+            runs = [pool.submit(contextvars.copy_context().run, work, w, item) for w, item in pairs]
+            return [run.result() for run in runs]

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from taskfoundry import progress
 from taskfoundry.assets import asset
 from taskfoundry.errors import MutationError
 from taskfoundry.grading import scripts
@@ -284,6 +285,7 @@ class MutantWorker:
                 else:  # no test can tell it apart: it survives them all without a run
                     records[p.mutant.id] = _uninfected(p)
         found = self.session(list(entries.values()), deadline)
+        progress.advance("mutants", len(found) + len(records))
         for p in planned:
             if p.mutant.id in found:
                 records[p.mutant.id] = self._schema_record(p, found[p.mutant.id])
@@ -308,6 +310,7 @@ class MutantWorker:
                 break
             record, entry = self._rebuilt(p, f"{ALONE_DIR}/{len(rebuilt)}")
             records[p.mutant.id] = record
+            progress.advance("mutants")
             if entry is not None:
                 rebuilt.append((record, entry))
         if rebuilt:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from taskfoundry import progress
 from taskfoundry.assets.grading.tfrun import TIMEOUT as TFRUN_SECONDS
 from taskfoundry.errors import GenerationError
 from taskfoundry.kinds.program.results import OriginCount
@@ -203,6 +204,7 @@ class Explorer:
                 else:
                     outcomes = run_probes(sandbox, self._until(start), batch)
                 _log_batch(plog, batch, outcomes)
+                progress.count("probes", self.state.probes_run, self.config.max_probes)
                 self._absorb(batch, outcomes)
         self._top_up()
         explored = {repr(k.outcome.signature) for k in self.state.kept}
