@@ -55,3 +55,18 @@ def staged_dir(final: Path) -> Iterator[Path]:
             os.replace(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def readable(root: Path) -> None:
+    """Give `root`'s tree the modes files made under the umask have (temp files are 0600 and
+    temp directories 0700): for a folder made to be copied and shared, such as a release."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            continue
+        if path.is_dir():
+            path.chmod(0o777 & ~mask)
+        else:
+            run = 0o111 if path.stat().st_mode & 0o100 else 0
+            path.chmod((0o666 | run) & ~mask)

@@ -205,8 +205,8 @@ def build(
         from prefect.exceptions import PrefectException  # named by an except clause below
 
         try:
+            from taskfoundry.cli_progress import shown_progress
             from taskfoundry.flows.build import build_flow
-            from taskfoundry.flows.console import shown_progress
             from taskfoundry.flows.report import built_text
 
             load_kind(config.kind)  # an unknown kind fails here, before a flow starts
@@ -315,7 +315,8 @@ def _run_batch(run: Any, command: str, config_file: Path | None, show: bool, **f
 
         try:
             config = run_config(config_file, command, **flags)
-            from taskfoundry.flows.console import print_summary, shown_progress
+            from taskfoundry.cli_progress import shown_progress
+            from taskfoundry.flows.console import print_summary
 
             server_ready()
             with shown_progress(show):

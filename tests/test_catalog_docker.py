@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import shutil
 import tarfile
 import uuid
@@ -121,6 +123,15 @@ def test_a_release_is_moved_loaded_and_graded_elsewhere(  # type: ignore[no-unty
     args = ["release", str(out), "--as-of", "2099-01-01", "--name", "v1", "--dest", str(made)]
     result = CliRunner().invoke(main, [*args, "--namespace", namespace])
     assert result.exit_code == 0, result.output + repr(result.exception)
+    # it said what it was doing while docker save wrote the images (a minute on a big release)
+    assert re.search(r"release v1: saving 3 images · MB written [1-9]", result.stderr), result.stderr
+    # made to be copied and shared: the modes files made under the umask have, not 0700/0600
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (made.stat().st_mode & 0o777, (made / "release.json").stat().st_mode & 0o777) == (
+        0o777 & ~mask,
+        0o666 & ~mask,
+    )
     info = json.loads((made / "release.json").read_text())
     (task_id,) = info["tasks"]  # the neighbour was built after the cut-off
     assert sorted(info["images"]) == [  # ProgramBench's names: <org>/<id, __ -> _1776_>:<tag>

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from taskfoundry import progress
-from taskfoundry.flows.console import RichProgress, shown_progress
+from taskfoundry.cli_progress import RichProgress, shown_progress
 
 SRC = "examples/csvq"
 

@@ -183,17 +183,20 @@ def release_group() -> None:
 @click.option("--dest", type=click.Path(path_type=Path), default=None, help="[OUT/releases/NAME]")
 @click.option("--namespace", default=None, help="tag the images under this namespace (Docker org)")
 @click.option("--images/--no-images", default=True, help="docker save the task images [images]")
+@click.option("--progress/--no-progress", "show", default=True, help="progress on stderr")
 def make_command(
-    out: Path, as_of: datetime, name: str, dest: Path | None, namespace: str | None, images: bool
+    out: Path, as_of: datetime, name: str, dest: Path | None, namespace: str | None, images: bool, show: bool
 ) -> None:
     """Snapshot the tasks of OUT released before --as-of into a folder another machine can load."""
     from taskfoundry.catalog.release import make_release
+    from taskfoundry.cli_progress import shown_progress
 
     if not NAME.match(name):
         _fail(TaskfoundryError(f"release name {name!r}: letters, digits, '.', '_' and '-' only"))
     target = dest or out / "releases" / name
     try:
-        info = make_release(out, target, name, as_of, namespace=namespace, images=images)
+        with shown_progress(show):
+            info = make_release(out, target, name, as_of, namespace=namespace, images=images)
     except TaskfoundryError as exc:
         _fail(exc)
     for error in info.left_out:

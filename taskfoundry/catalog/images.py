@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import docker
 
+from taskfoundry import progress
 from taskfoundry.catalog.records import TaskRecord
 from taskfoundry.errors import ReleaseError
 from taskfoundry.images.build import image_exists, tag_alias
 from taskfoundry.models import Images
 from taskfoundry.naming import grading_image
+
+POLL_SECONDS = 0.5
 
 
 def release_images(
@@ -48,22 +52,34 @@ def _require(client: docker.DockerClient, images: list[str]) -> None:
         raise ReleaseError(f"not on this Docker engine: {', '.join(missing)} (build the tasks here first)")
 
 
-def _docker(args: list[str], what: str, timeout: float) -> None:
+def _docker(args: list[str], what: str, timeout: float, growing: Path | None = None) -> None:
+    """Run the docker CLI; while it runs, the size of `growing` (the file it writes) is counted
+    as progress."""
     exe = shutil.which("docker")
     if exe is None:
         raise ReleaseError(f"{what} needs the docker command line (not found on PATH)")
-    try:
-        proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise ReleaseError(f"{what} took longer than {timeout:.0f} s") from exc
+    deadline = time.monotonic() + timeout
+    with subprocess.Popen([exe, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        while True:
+            try:
+                _, stderr = proc.communicate(timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    proc.kill()
+                    raise ReleaseError(f"{what} took longer than {timeout:.0f} s") from None
+                if growing is not None and growing.exists():
+                    progress.count("MB written", growing.stat().st_size >> 20)
     if proc.returncode != 0:
-        raise ReleaseError(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+        raise ReleaseError(f"{what} failed (exit {proc.returncode}): {stderr.strip()[-2000:]}")
 
 
 def save_images(client: docker.DockerClient, images: list[str], archive: Path, timeout: float = 3600) -> None:
+    """`docker save` of `images` into `archive`, counting the megabytes written as it goes
+    (a release's 1.6 GB take a minute)."""
     _require(client, images)
     archive.parent.mkdir(parents=True, exist_ok=True)
-    _docker(["save", "-o", str(archive), *images], f"docker save of {len(images)} images", timeout)
+    _docker(["save", "-o", str(archive), *images], f"docker save of {len(images)} images", timeout, archive)
 
 
 def load_images(archive: Path, timeout: float = 3600) -> None:

@@ -27,7 +27,7 @@ import docker
 import yaml
 from pydantic import BaseModel, Field
 
-from taskfoundry import atomic
+from taskfoundry import atomic, progress
 from taskfoundry.catalog.card import CardSummary, dataset_card
 from taskfoundry.catalog.catalog import Catalog, LoadError
 from taskfoundry.catalog.grading import engine
@@ -108,7 +108,8 @@ def make_release(
     ns = namespace or cat.tasks()[0].cleanroom_image.split("/", 1)[0]
     saved: list[str] = []
     with atomic.staged_dir(dest) as tmp:
-        records = [_copy_task(r, tmp, ns) for r in cat]
+        with progress.working_on(f"release {name}", "tasks"):
+            records = [_copy_task(r, tmp, ns) for r in cat]
         if images:
             own = client is None
             engine_client = client or engine()
@@ -118,7 +119,8 @@ def make_release(
                 }
                 tag_images(engine_client, renames)
                 saved = sorted(renames.values())
-                save_images(engine_client, saved, tmp / IMAGES_TAR)
+                with progress.working_on(f"release {name}", f"saving {len(saved)} images"):
+                    save_images(engine_client, saved, tmp / IMAGES_TAR)
             finally:
                 if own:
                     engine_client.close()
@@ -141,6 +143,7 @@ def make_release(
         card = dataset_card(name, f"{as_of:%Y-%m-%d}", made, ns, released, images)
         atomic.write_text(tmp / "README.md", card)
         write_manifest(tmp)
+        atomic.readable(tmp)
     log.info("release %s: %d tasks in %s", name, len(records), dest)
     return info
 

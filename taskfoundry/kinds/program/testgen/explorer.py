@@ -204,8 +204,8 @@ class Explorer:
                 else:
                     outcomes = run_probes(sandbox, self._until(start), batch)
                 _log_batch(plog, batch, outcomes)
-                progress.count("probes", self.state.probes_run, self.config.max_probes)
                 self._absorb(batch, outcomes)
+                progress.count("probes", self.state.probes_run, self.config.max_probes)
         self._top_up()
         explored = {repr(k.outcome.signature) for k in self.state.kept}
         self._verify_on_gold(sandbox)
