@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +50,14 @@ def test_slow_calls_still_end_exploring_in_time() -> None:
     assert explorer._budget_spent(time.monotonic() - 400) and explorer.state.exhausted == "time"
     quick = _explorer(call_seconds=0.0, kept=10, runs=20, parallel=1)
     assert quick._verify_seconds() == pytest.approx(2 * 10 * CALL_FLOOR)
+
+
+def test_drawing_inputs_leaves_no_hypothesis_folder_where_the_build_was_started(tmp_path: Path) -> None:
+    """A build drew its inputs with hypothesis, which kept its caches in `./.hypothesis/` (issue 59)."""
+    code = (
+        "from hypothesis import strategies as st\n"
+        "from taskfoundry.kinds.program.testgen.strategies import draw\n"
+        "assert len(draw(st.text(), 5, 1)) == 5\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True, timeout=120)
+    assert list(tmp_path.iterdir()) == []

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from html import escape  # XML's five entities; `'` as &#x27;
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 _PRINTABLE = st.characters(min_codepoint=32, max_codepoint=126)
 
@@ -77,9 +79,15 @@ INI = st.lists(
 DOCUMENTS: dict[str, st.SearchStrategy[str]] = {".xml": XML, ".json": JSON, ".ini": INI}
 
 
+#: hypothesis keeps caches (its unicode tables, the constants it reads out of local code) under
+#: `.hypothesis/` in the current directory: a build would leave one wherever it was started
+STORAGE = Path.home() / ".cache" / "taskfoundry" / "hypothesis"
+
+
 def draw(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:
     """`count` examples of `strategy`; the same seed always gives the same list."""
     drawn: list[Any] = []
+    set_hypothesis_home_dir(STORAGE)
 
     @hypothesis_seed(seed)
     @settings(
