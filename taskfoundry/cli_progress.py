@@ -4,6 +4,7 @@ fed by the events of `taskfoundry.progress`; log lines print above the bars."""
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -89,12 +90,14 @@ class RichProgress:
             shown.pending = False
             reused = ", ".join(shown.reused)
             self.bars.console.print(
-                f"{source}: resuming after {shown.reused[-1]} (from the cache: {reused})", markup=False
+                f"{source}: resuming after {shown.reused[-1]} (from the cache: {reused})",
+                markup=False,
+                soft_wrap=True,  # one line, as a log line is: the terminal wraps it, not rich
             )
 
     def source_done(self, source: str, ok: bool, detail: str) -> None:
         mark = "[green]done[/green]" if ok else "[red]failed[/red]"
-        self.bars.console.print(f"{mark} {escape(source)}: {escape(detail)}")
+        self.bars.console.print(f"{mark} {escape(source)}: {escape(detail)}", soft_wrap=True)
         with self.lock:
             shown = self.sources.pop(source, None)
         if shown is not None:
@@ -125,19 +128,20 @@ class _AboveTheBars(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno >= self.handler.level:
-            self.console.print(self.handler.format(record), markup=False, highlight=False)
+            self.console.print(self.handler.format(record), markup=False, highlight=False, soft_wrap=True)
         return False
 
 
 def _terminal_handlers() -> list[logging.Handler]:
     """The handlers that write to the terminal: the root logger's and Prefect's own (which does
-    not propagate), a file's excepted."""
+    not propagate); not a file's, nor one that captures into memory (pytest's)."""
     loggers = [logging.getLogger(), logging.getLogger("prefect")]
+    terminal = {id(s) for s in (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)}
     return [
         h
         for lg in loggers
         for h in lg.handlers
-        if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)
+        if isinstance(h, logging.StreamHandler) and id(getattr(h, "stream", None)) in terminal
     ]
 
 

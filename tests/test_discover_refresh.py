@@ -100,3 +100,22 @@ def test_refresh_command_says_it_discovered(
         "refresh: discovery: 0 candidates released in a 30-day window (no earlier refresh)" in result.output
     )
     assert (config.work_dir / "discover" / "last-refresh").exists()
+
+
+def test_discover_without_an_out_folder_writes_none_and_says_a_spent_budget_is_not_the_end(
+    fake: FakeRegistries, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 59: a cache under ./out nobody asked for, and a stop at the budget that read as the end."""
+    data = fake.config(tmp_path / "unused").model_dump(mode="json")
+    del data["out"], data["sources"]["cache_dir"]  # no OUT folder named, no cache: the user's cache
+    config_file = tmp_path / "config.yaml"
+    config_file.write_text(yaml.safe_dump(data))
+    here = tmp_path / "cwd"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.setattr("taskfoundry.discover.cli.USER_CACHE", tmp_path / "user-cache")
+    args = ["discover", "--since", "2026-10-27", "--config", str(config_file), "--registry", "pypi"]
+    result = CliRunner().invoke(main, [*args, "--max-requests", "1"])
+    assert result.exit_code == 0, result.output
+    assert "request budget of 1 spent: answers are cached, so another run" in result.output
+    assert list(here.iterdir()) == [] and any((tmp_path / "user-cache").rglob("*"))

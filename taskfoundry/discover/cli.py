@@ -81,7 +81,7 @@ def run(config: Any, since: datetime | None, catalog: Path | None, fmt: str) -> 
     back = timedelta(days=config.discover.window_days)
     day = since.date() if since else (datetime.now(UTC) - back).date()
     try:
-        cache = config.sources.cache(config.work_dir)
+        cache = config.sources.cache(discovery_home(config))
         found = discover(day, config.discover, config.sources, cache, config.kind)
         written = write_catalog(found, catalog) if catalog else None
     except TaskfoundryError as exc:
@@ -90,3 +90,13 @@ def run(config: Any, since: datetime | None, catalog: Path | None, fmt: str) -> 
     click.echo(found.model_dump_json(indent=2) if fmt == "json" else table(found))
     if catalog is not None:
         click.echo(f"catalog: {written} candidates written to {catalog}", err=fmt == "json")
+
+
+USER_CACHE = Path.home() / ".cache" / "taskfoundry" / "discover"
+
+
+def discovery_home(config: Any) -> Path:
+    """Where discovery keeps its registry answers: the OUT folder's work dir when a config names
+    one, else the user's cache; never a ./out nobody asked for."""
+    default = Path(type(config).model_fields["out"].default).resolve()
+    return USER_CACHE if Path(config.out) == default else Path(config.work_dir)

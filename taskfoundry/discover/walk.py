@@ -107,7 +107,10 @@ def walk(
                 report.stopped = f"limit of {w.limit} candidates"
                 break
     except BudgetSpent as exc:
-        report.stopped = f"request budget of {w.client.max_requests} spent"
+        report.stopped = (
+            f"request budget of {w.client.max_requests} spent: answers are cached, so another run "
+            "(or a larger --max-requests) goes further and finds more"
+        )
         log.info("discover %s: %s", registry, exc)
     except Exception as exc:  # noqa: BLE001 - the seed itself failed: the registry reports it, others go on
         report.stopped = f"seed failed: {type(exc).__name__}: {exc}"
