@@ -219,7 +219,7 @@ def build(
             error = TaskfoundryError(f"flow failed: {exc}")
             error.__cause__ = exc  # its traceback goes to the run log
             _fail(error)
-        click.echo(built_text(task_dirs, config.tasks_dir))
+        echo_markdown(built_text(task_dirs, config.tasks_dir), raw=len(task_dirs) != 1)  # a list: as it is
         if config.store is not None:
             click.echo(f"published to {config.store}/tasks/: {', '.join(d.name for d in task_dirs)}")
 
@@ -443,14 +443,27 @@ def base() -> None:
 
 @main.command()
 @click.argument("task_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def show(task_dir: Path) -> None:
-    """Print a task's summary from its files."""
+@click.option("--markdown", is_flag=True, help="the summary as markdown (what a pipe or file gets)")
+def show(task_dir: Path, markdown: bool) -> None:
+    """Print a task's summary from its files, rendered for a terminal."""
     from taskfoundry.flows.report import summary_text
 
     try:
-        click.echo(summary_text(task_dir))
+        echo_markdown(summary_text(task_dir), raw=markdown)
     except TaskfoundryError as exc:
         _fail(exc, code=2)
+
+
+def echo_markdown(text: str, raw: bool = False) -> None:
+    """`text` (markdown) rendered on a terminal: headings, lists and tables drawn, no `**` or
+    `|`; as it is (`raw`, or stdout a pipe or a file) where another program reads it."""
+    if raw or not sys.stdout.isatty():
+        click.echo(text)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
 
 
 def _publish_catalog(path: Path) -> str:
