@@ -36,6 +36,7 @@ SUBCOMMANDS = {
     "audit": "taskfoundry.kinds.program.cleanroom.audit:audit_command",
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
+    "clean": "taskfoundry.catalog.cli:clean_command",
     "discover": "taskfoundry.cli:discover_with_config",
     "solve": "taskfoundry.solve.cli:solve_command",
     "run": "taskfoundry.cli:run_with_flow",

@@ -217,3 +217,39 @@ def load_command(release: Path, images: bool) -> None:
         _fail(exc)
     loaded = f", {len(info.images)} images loaded" if images and info.images else ""
     click.echo(f"release {info.name}: {len(info.tasks)} tasks, every file matches its sha256{loaded}")
+
+
+@click.command("clean")
+@click.argument("target", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="say what would be removed and about how much it frees")
+def clean_command(target: Path, dry_run: bool) -> None:
+    """Remove the images and caches of a task (TARGET: OUT/tasks/ID) or of an OUT folder's tasks.
+
+    The task directories stay; a task cleaned needs a rebuild before it can be graded."""
+    from taskfoundry.catalog.clean import clean
+    from taskfoundry.catalog.grading import engine
+
+    try:
+        client = engine()
+        try:
+            done = clean(target, client, dry_run=dry_run)
+        finally:
+            client.close()
+    except TaskfoundryError as exc:
+        _fail(exc)
+    verb = "would remove" if dry_run else "removed"
+    click.echo(f"{verb} {len(done.tags)} image tags and {len(done.dirs)} cache folders of {target}")
+    for name, why in sorted(done.kept.items()):
+        click.echo(f"  kept {name}: {why}")
+    about = "about " if dry_run else ""
+    click.echo(
+        f"{'would free' if dry_run else 'freed'} {about}{_bytes(done.freed)} "
+        f"({_bytes(done.image_bytes)} of images, {_bytes(done.file_bytes)} of files)"
+    )
+
+
+def _bytes(n: int) -> str:
+    """`n` bytes as a reader says them (rich's decimal units: 1.6 GB)."""
+    from rich.filesize import decimal
+
+    return decimal(n)
