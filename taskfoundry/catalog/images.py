@@ -53,8 +53,7 @@ def _require(client: docker.DockerClient, images: list[str]) -> None:
 
 
 def _docker(args: list[str], what: str, timeout: float, growing: Path | None = None) -> None:
-    """Run the docker CLI; while it runs, the size of `growing` (the file it writes) is counted
-    as progress."""
+    """Run the docker CLI; while it runs, what it has written of `growing` is counted as progress."""
     exe = shutil.which("docker")
     if exe is None:
         raise ReleaseError(f"{what} needs the docker command line (not found on PATH)")
@@ -68,10 +67,22 @@ def _docker(args: list[str], what: str, timeout: float, growing: Path | None = N
                 if time.monotonic() > deadline:
                     proc.kill()
                     raise ReleaseError(f"{what} took longer than {timeout:.0f} s") from None
-                if growing is not None and growing.exists():
-                    progress.count("MB written", growing.stat().st_size >> 20)
+                if growing is not None:
+                    progress.count("MB written", _written(growing) >> 20)
     if proc.returncode != 0:
         raise ReleaseError(f"{what} failed (exit {proc.returncode}): {stderr.strip()[-2000:]}")
+
+
+def _written(archive: Path) -> int:
+    """Bytes written so far: the docker CLI writes a temporary file beside `archive` and renames
+    it at the end, so the folder's files are counted (the archive has a folder of its own)."""
+    total = 0
+    for path in archive.parent.iterdir():
+        try:
+            total += path.stat().st_size
+        except FileNotFoundError:  # renamed as we looked: counted under its new name next time
+            continue
+    return total
 
 
 def save_images(client: docker.DockerClient, images: list[str], archive: Path, timeout: float = 3600) -> None:
