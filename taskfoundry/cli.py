@@ -455,6 +455,25 @@ def show(task_dir: Path, markdown: bool) -> None:
         _fail(exc, code=2)
 
 
+@main.command()
+@click.argument("target", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--open", "open_", is_flag=True, help="open it in the web browser")
+def report(target: Path, open_: bool) -> None:
+    """Write the HTML report of a task (TARGET: OUT/tasks/ID, into its reports/) or of an eval run
+    (TARGET: RUN_DIR), with its charts; print its path."""
+    from taskfoundry.flows.html_report import write_report
+
+    try:
+        path = write_report(target)
+    except TaskfoundryError as exc:
+        _fail(exc, code=2)
+    click.echo(str(path))
+    if open_:
+        import webbrowser
+
+        webbrowser.open(path.resolve().as_uri())
+
+
 def echo_markdown(text: str, raw: bool = False) -> None:
     """`text` (markdown) rendered on a terminal: headings, lists and tables drawn, no `**` or
     `|`; as it is (`raw`, or stdout a pipe or a file) where another program reads it."""

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tarfile
 import uuid
 from collections.abc import Iterator
@@ -156,3 +157,32 @@ def test_a_release_is_moved_loaded_and_graded_elsewhere(  # type: ignore[no-unty
     assert Catalog.load(there / "catalog.jsonl").tasks() == cat.tasks()
     grade = cat.evaluate(task_id, reference)
     assert grade.error_code is None and grade.resolved, grade.error_details
+
+
+def test_the_task_s_html_report_shows_its_charts_in_a_browser(out: Path, tmp_path: Path) -> None:
+    """Issue 59: coverage by file, survivors by operator, stage times, as an author opens them."""
+    from test_catalog_browser import _chromium, _page_text
+
+    (record,) = Catalog.load(out).filter(kind="program").tasks()
+    task_dir = Path(str(record.path))
+    result = CliRunner().invoke(main, ["report", str(task_dir)])
+    assert result.exit_code == 0, result.output
+    page = Path(result.output.strip())
+    assert page == task_dir / "reports" / "report.html"
+    coverage = json.loads((task_dir / "reports" / "coverage.json").read_text())
+    mutation = json.loads((task_dir / "reports" / "mutation.json").read_text())
+    browser = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,2400"]
+    browser += [f"--user-data-dir={tmp_path / 'profile'}", "--allow-file-access-from-files"]
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [*browser, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=180, check=True
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    dom = subprocess.run([*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0 and dom.stdout.count("<svg") >= 4, dom.stdout[:2000]
+    text = _page_text(dom.stdout)
+    for heading in ("Rates", "Coverage by file", "Survivors by operator", "Stage times", "Figures"):
+        assert heading in text
+    assert all(name in text for name in list(coverage["files"])[:3]), text[:3000]
+    assert mutation["operators"] and all(op in text for op in mutation["operators"]), text[:3000]
+    assert f"tests kept {record.tests}" in text

@@ -19,6 +19,7 @@ from typing import cast
 from uuid import UUID
 
 from prefect.artifacts import (
+    create_link_artifact,
     create_markdown_artifact,
     create_progress_artifact,
     create_table_artifact,
@@ -31,6 +32,7 @@ from prefect.client.schemas.sorting import ArtifactSort
 
 from taskfoundry.catalog import Catalog
 from taskfoundry.catalog.card import CardSummary, catalog_rows
+from taskfoundry.flows.html_report import REPORT
 from taskfoundry.flows.report import markdown_report, read_facts, run_markdown, run_table, task_table
 from taskfoundry.flows.summary import RunSummary
 from taskfoundry.models import TaskYaml, load_yaml_model
@@ -57,6 +59,15 @@ def publish_task(task_dir: Path, cached: dict[str, bool] | None = None) -> None:
         key=artifact_key("task", task.task_id) + "-report",
         description=f"report of {task.task_id}",
     )
+    publish_html(task_dir / "reports" / REPORT, artifact_key("task", task.task_id) + "-html")
+
+
+def publish_html(report: Path, key: str) -> None:
+    """A link artifact to an HTML report on this machine (the dashboard shows no HTML itself)."""
+    if report.is_file():
+        create_link_artifact(
+            report.resolve().as_uri(), link_text=str(report), key=key, description="HTML report"
+        )
 
 
 def publish_summary(summary: RunSummary) -> None:

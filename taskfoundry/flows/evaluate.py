@@ -13,7 +13,8 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from taskfoundry.evaluate.run import evaluate_run
 from taskfoundry.flows import names
-from taskfoundry.flows.artifacts import artifact_key
+from taskfoundry.flows.artifacts import artifact_key, publish_html
+from taskfoundry.flows.html_report import write_report
 from taskfoundry.grading.config import EvalConfig
 from taskfoundry.grading.models import EvalSummary
 from taskfoundry.grading.summary import summary_text
@@ -53,4 +54,5 @@ def evaluate_flow(run_dir: Path, tasks_dir: Path, config: EvalConfig | None = No
     create_markdown_artifact(
         f"# evaluation of `{run_dir}`\n\n```\n{summary_text(summary)}\n```\n", key=key + "-report"
     )
+    publish_html(write_report(run_dir), key + "-html")
     return summary
