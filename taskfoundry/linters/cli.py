@@ -34,7 +34,14 @@ EXIT_BAD_INPUT = 2
     default=None,
     help="YAML file of LintConfig (rules on/off, thresholds, allowances).",
 )
-def lint(paths: tuple[Path, ...], output_format: str, config_path: Path | None) -> None:
+@click.option(
+    "--suite",
+    type=click.Choice(["auto", "output", "unit"]),
+    default=None,
+    help="what the tests are: output (run a program), unit (call code), auto: each by whether it "
+    "runs a program [the config's suite, auto]",
+)
+def lint(paths: tuple[Path, ...], output_format: str, config_path: Path | None, suite: str | None) -> None:
     """Lint pytest test files or directories against the assertion rules, with triage.
 
     Exit status: 0 when no HIGH finding, 1 when there is one, 2 when a file could not be
@@ -42,6 +49,8 @@ def lint(paths: tuple[Path, ...], output_format: str, config_path: Path | None) 
     """
     try:
         config = load_config(config_path) if config_path is not None else LintConfig()
+        if suite is not None:
+            config = config.model_copy(update={"suite": suite})
         result = lint_paths(list(paths), config)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)

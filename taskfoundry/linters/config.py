@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -42,6 +43,9 @@ class Allowance(BaseModel):
         return fnmatch.fnmatchcase(test, self.test) and fnmatch.fnmatchcase(rule, self.rule)
 
 
+SuiteChoice = Literal["auto", "output", "unit"]
+
+
 class LintConfig(BaseModel):
     """Settings of the assertion linter; every field has a default that suits generated suites."""
 
@@ -72,6 +76,11 @@ class LintConfig(BaseModel):
     )
     allowances: list[Allowance] = Field(
         default_factory=list, description="accepted findings, each with its reason"
+    )
+    suite: SuiteChoice = Field(
+        default="auto",
+        description="what kind of test each is: output (runs the program and checks what it "
+        "printed or wrote), unit (calls the code), or auto: output when the test runs a program",
     )
 
     def all_roundtrip_modules(self) -> frozenset[str]:

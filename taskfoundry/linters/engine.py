@@ -20,7 +20,7 @@ from taskfoundry.linters.models import (
     LintResult,
 )
 from taskfoundry.linters.positions import statement_lines
-from taskfoundry.linters.registry import Rule, active_rules
+from taskfoundry.linters.registry import Rule, active_rules, severity_for
 from taskfoundry.linters.triage import triage
 
 logger = logging.getLogger(__name__)
@@ -33,16 +33,20 @@ def _parse_error(exc: Exception) -> str:
 
 
 def _lint_case(case: Case, path: str, rules: list[Rule], config: LintConfig) -> LintResult:
-    result = LintResult(tests=[f"{path}::{case.name}"])
+    suite = case.suite
+    result = LintResult(tests=[f"{path}::{case.name}"], suites={suite: 1})
     for rule in rules:
+        severity, note = severity_for(rule, suite)
+        if severity is None:
+            continue
         for line, message in rule.check(case):
             finding = Finding(
                 path=path,
                 test=case.name,
                 line=line,
                 rule=rule.id,
-                severity=rule.severity,
-                message=message,
+                severity=severity,
+                message=f"{message} ({note})" if note else message,
             )
             allowance = config.allowance_for(case.name, rule.id)
             if allowance is None:

@@ -76,6 +76,13 @@ class Case:
         return self.module.config
 
     @property
+    def suite(self) -> str:
+        """output: the test runs a program (a run call the data flow knows); unit: it calls code."""
+        if self.config.suite != "auto":
+            return self.config.suite
+        return "output" if self.flow.run_calls else "unit"
+
+    @property
     def line(self) -> int:
         """Line of the `def`."""
         return self.module.lines.get(id(self.func), 1)

@@ -61,6 +61,9 @@ class LintResult(BaseModel):
     errors: list[LintError] = Field(default_factory=list)
     allowed: list[AllowedFinding] = Field(default_factory=list)
     tests: list[str] = Field(default_factory=list, description="`path::test` of every test linted, in order")
+    suites: dict[str, int] = Field(
+        default_factory=dict, description="tests of each kind: output (of a program) or unit"
+    )
 
     def high_tests(self) -> set[str]:
         """Names of the tests with at least one HIGH finding."""
@@ -77,6 +80,8 @@ class LintResult(BaseModel):
         self.errors.extend(other.errors)
         self.allowed.extend(other.allowed)
         self.tests.extend(other.tests)
+        for kind, n in other.suites.items():
+            self.suites[kind] = self.suites.get(kind, 0) + n
 
     def triage_counts(self) -> dict[str, int]:
         """Number of assertions in each triage class (every class present, zero or not)."""
@@ -92,4 +97,5 @@ class LintResult(BaseModel):
             "assertions": [a.model_dump(mode="json", by_alias=True) for a in self.assertions],
             "errors": [e.model_dump(mode="json") for e in self.errors],
             "allowed": [a.model_dump(mode="json") for a in self.allowed],
+            "suites": dict(self.suites),
         }

@@ -77,6 +77,37 @@ _TABLE: list[tuple[str, Severity, str, Checker]] = [
     ("catches", "LOW", "missing or short CATCHES: docstring", basic.check_catches),
 ]
 
+# How the rules read a unit test (one that calls the code instead of running a program). They
+# were made for tests of a program's output, where `x in out` with "ok" passes for any chatty
+# program and a test with no assertion passes for every program. In a unit test a boolean
+# predicate (`assert r.is_subset(r)`), a membership test (`"val" in p.__annotations__`) or two
+# objects built alike (`assert cls(1) == cls(1)`, a test of __eq__) are exact, and a test with no
+# assertion still fails when the code raises (the regression tests of a crash): None, the rule
+# does not apply to unit tests; a severity, it applies at that one, with the note said.
+UNIT: dict[str, tuple[Severity | None, str]] = {
+    "no_assertions": ("MED", "a unit test: it checks only that nothing raises"),
+    "assertion_disjunction": ("MED", "a unit test: one of several results is accepted"),
+    "all_assertions_weak": (None, ""),
+    "short_substring": (None, ""),
+    "weak_sole_assertion": (None, ""),
+    "golden_no_equality": (None, ""),
+    "golden_docstring": (None, ""),
+    "golden_written_in_test": (None, ""),
+    "sole_returncode": (None, ""),
+    "returncode_in_list": (None, ""),
+    "only_negative_assertions": ("LOW", "a unit test"),
+    "file_exists_no_content": ("LOW", "a unit test"),
+    "catches": (None, ""),
+}
+
+
+def severity_for(rule: Rule, suite: str) -> tuple[Severity | None, str]:
+    """The severity `rule` has on a test of `suite` (output or unit), and a note for a unit test."""
+    if suite == "output":
+        return rule.severity, ""
+    return UNIT.get(rule.id, (rule.severity, ""))
+
+
 RULES: dict[str, Rule] = {
     rule_id: Rule(rule_id, severity, summary, check) for rule_id, severity, summary, check in _TABLE
 }

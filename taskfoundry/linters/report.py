@@ -35,7 +35,10 @@ def _test_block(path: str, test: str, findings: list[Finding], triage: list[Asse
 def _summary(result: LintResult) -> str:
     severities = {s: sum(1 for f in result.findings if f.severity == s) for s in ("HIGH", "MED", "LOW")}
     counts = ", ".join(f"{k} {v}" for k, v in result.triage_counts().items())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.suites.items())) or "none"
     return (
+        f"suite: {kinds} tests (output: they run a program, read with every rule; unit: they call "
+        "code, read without the rules for program output)\n"
         f"{len(result.tests)} tests, {len(result.high_tests())} with HIGH findings; findings: "
         f"HIGH {severities['HIGH']}, MED {severities['MED']}, LOW {severities['LOW']}; "
         f"allowed {len(result.allowed)}; errors {len(result.errors)}; assertions: {counts}"
