@@ -32,7 +32,7 @@ from prefect.client.schemas.sorting import ArtifactSort
 
 from taskfoundry.catalog import Catalog
 from taskfoundry.catalog.card import CardSummary, catalog_rows
-from taskfoundry.flows.html_report import REPORT
+from taskfoundry.flows.html_report import write_report
 from taskfoundry.flows.report import markdown_report, read_facts, run_markdown, run_table, task_table
 from taskfoundry.flows.summary import RunSummary
 from taskfoundry.models import TaskYaml, load_yaml_model
@@ -47,6 +47,8 @@ def artifact_key(*parts: str) -> str:
 
 
 def publish_task(task_dir: Path, cached: dict[str, bool] | None = None) -> None:
+    """The task's dashboard table, its markdown report, and its HTML report (written into its
+    reports/ here) linked."""
     task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     facts = read_facts(task_dir)
     create_table_artifact(
@@ -59,7 +61,7 @@ def publish_task(task_dir: Path, cached: dict[str, bool] | None = None) -> None:
         key=artifact_key("task", task.task_id) + "-report",
         description=f"report of {task.task_id}",
     )
-    publish_html(task_dir / "reports" / REPORT, artifact_key("task", task.task_id) + "-html")
+    publish_html(write_report(task_dir), artifact_key("task", task.task_id) + "-html")
 
 
 def publish_html(report: Path, key: str) -> None:

@@ -12,7 +12,6 @@ from taskfoundry import sections
 from taskfoundry.config import Config
 from taskfoundry.flows import names
 from taskfoundry.flows.artifacts import publish_task
-from taskfoundry.flows.html_report import write_report
 from taskfoundry.flows.limits import ensure_limits
 from taskfoundry.flows.recipes import with_recipe
 from taskfoundry.flows.tasks import StageLog, build_task, kind_tasks, package_task, run_stage, source_task
@@ -85,10 +84,9 @@ def build_stages(src: SourceResult, config: Config, stage_log: StageLog) -> list
         times,
     )
     for task_dir in task_dirs:
-        write_report(task_dir)  # reports/report.html: with the task wherever it is published
+        publish_task(task_dir, stage_log.cached)  # first: it writes reports/report.html
         if config.store is not None:  # whole or not at all: its marker goes last
             Store.at(config.store).publish_task(task_dir)
-        publish_task(task_dir, stage_log.cached)
     return task_dirs
 
 
