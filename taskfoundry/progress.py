@@ -65,15 +65,20 @@ def batch_started(total: int) -> None:
 def working_on(source: str, stage: str) -> Iterator[None]:
     """Counts made in this context (and contexts copied from it) are `source`'s."""
     token = _source.set(source)
-    with _lock:
-        for key in [k for k in _tallies if k[0] == source]:
-            del _tallies[key]  # a new stage counts afresh
+    _forget(source)  # a new stage counts afresh
     for sink in _each():
         sink.stage_started(source, stage)
     try:
         yield
     finally:
         _source.reset(token)
+        _forget(source)  # a long-lived process (serve) keeps no count of a stage that ended
+
+
+def _forget(source: str) -> None:
+    with _lock:
+        for key in [k for k in _tallies if k[0] == source]:
+            del _tallies[key]
 
 
 def count(what: str, done: int, total: int | None = None) -> None:
