@@ -52,6 +52,7 @@ def test_layer_has_the_owners_modes_and_one_clean_commit(docker_client, base_ima
         with DockerSandbox(tag, client=docker_client) as box:
             stat = box.exec(STAT, timeout=60, user="0:0")
             who = box.exec("id -un; echo $HOME", timeout=60)
+            agent = box.exec("id -u; id -g; echo $HOME; cat /workspace/executable", timeout=60, user="agent")
             git = box.exec(
                 "git status --porcelain && git rev-list --all --count"
                 " && git log --format='%an <%ae> %cn <%ce> %s' && git ls-files",
@@ -76,6 +77,9 @@ def test_layer_has_the_owners_modes_and_one_clean_commit(docker_client, base_ima
             "root root 755 directory /usr/local/share/tool",
         ]
         assert who.stdout.decode().split() == ["worker", "/home/worker"]
+        # ProgramBench's harnesses' `--user agent`: the worker's uid under another name
+        assert agent.stdout.decode().split() == ["1000", "1000", "/home/worker"]
+        assert not agent.ok and b"Permission denied" in agent.stderr
         assert git.ok, git.text()
         assert git.stdout.decode().splitlines() == [
             "1",
@@ -129,9 +133,11 @@ def test_root_alias_runs_as_root_and_git_trusts_it(docker_client, base_image, tm
         git = "id -un && git status --porcelain && git rev-list --all --count"
         with DockerSandbox(alias, client=docker_client) as box:
             trusted = box.exec(git, timeout=60, user="root", workdir="/workspace")
+            as_agent = box.exec("id -u", timeout=60, user="agent")
         with DockerSandbox(tag, client=docker_client) as box:
             untrusted = box.exec(git, timeout=60, user="root", workdir="/workspace")
         assert trusted.ok and trusted.stdout.decode().split() == ["root", "1"], trusted.text()
+        assert as_agent.ok and as_agent.stdout.decode().split() == ["1000"], as_agent.text()
         assert not untrusted.ok and b"dubious ownership" in untrusted.stderr
     finally:
         docker_client.images.remove(alias)

@@ -17,11 +17,12 @@ import pytest
 
 from taskfoundry.assets import asset
 from taskfoundry.grading.goldcode import loadable_segments
+from taskfoundry.images.layer import tag_as_root
 from taskfoundry.kinds.program.cleanroom.elf import linkage
 from taskfoundry.kinds.program.cleanroom.image import build_cleanroom
 from taskfoundry.kinds.program.cleanroom.integrity import VARIANTS, check_integrity
 from taskfoundry.kinds.program.cleanroom.reports import IntegrityReport
-from taskfoundry.layout import REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
+from taskfoundry.layout import REFERENCE_DIR, REFERENCE_EXECUTABLE, WORKSPACE_EXECUTABLE
 from taskfoundry.sandbox.base import SandboxLimits
 from taskfoundry.sandbox.docker import DockerSandbox
 
@@ -110,6 +111,31 @@ def reports(docker_client, base_image, golds, tmp_path_factory) -> dict[str, Int
         image = cleanroom(docker_client, base_image, tmp_path_factory.mktemp(name), gold, readable)
         made[name] = check_integrity(docker_client, image, linkage(gold))
     return made
+
+
+@pytest.fixture(scope="module")
+def harness_reports(docker_client, base_image, golds, tmp_path_factory) -> dict[str, IntegrityReport]:  # type: ignore[no-untyped-def]
+    """ProgramBench's harnesses run the worker's container from the `task_cleanroom_v6` alias
+    (root by default, the reference copy whited out) with `--user agent`: every attack as
+    `agent` there, on the shipped gold (static, 0111) and with execute-only off (0755)."""
+    made = {}
+    for name, readable in (("static", False), ("readable", True)):
+        image = cleanroom(docker_client, base_image, tmp_path_factory.mktemp(f"v6-{name}"), golds["static"], readable)
+        alias = f"tf-test/integrity:v6-{name}"
+        tag_as_root(docker_client, image, alias, hide=(REFERENCE_DIR,))
+        made[name] = check_integrity(docker_client, alias, "static", user="agent")
+    return made
+
+
+def test_the_harness_user_cannot_reach_the_golds_bytes(harness_reports: dict[str, IntegrityReport]) -> None:
+    sealed, readable = harness_reports["static"], harness_reports["readable"]
+    assert sealed.verdict == "sealed", sealed.attacks
+    for results in sealed.attacks.values():
+        assert {r.result for r in results.values()} == {"blocked"}, results
+    # the defence off (the gold readable): the same attacks, as `agent`, copy the gold out
+    assert readable.verdict == "instrumentable"
+    for attack in PROC_ATTACKS:
+        assert readable.attacks["plain"][attack].result == "succeeded", attack
 
 
 def test_the_golds_are_what_they_claim(golds: dict[str, bytes]) -> None:

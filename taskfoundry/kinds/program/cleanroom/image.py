@@ -4,6 +4,10 @@ The gold is mode 0111 (execute-only), or 0755 for a source-visible task (a scrip
 interpreter must read). Either way root owns it, so the worker cannot chmod it. /opt belongs to the worker:
 ProgramBench's evaluator stashes the compiled executable there as the image's user.
 
+ProgramBench's harnesses (mini-swe-agent's `--user agent`) run as `agent`: the layer's
+/etc/passwd names the worker's uid again under that name, so what the harness's user may read
+and run is the worker's, to the byte.
+
 The workspace (its one anonymous commit made with git on the host) and the runtime data
 go into one layer tar with owners and modes set in the tar, and the image is loaded from
 it (`images.layer`): no container runs and nothing is committed.
@@ -22,15 +26,18 @@ from pathlib import Path
 import docker
 
 from taskfoundry.errors import ImageError
-from taskfoundry.images.build import image_exists
+from taskfoundry.images.build import image_exists, read_image_path
 from taskfoundry.images.layer import load_layer_image
 from taskfoundry.layout import REFERENCE_DIR, REFERENCE_EXECUTABLE, WORKSPACE
-from taskfoundry.sandbox.tarutil import renamed
+from taskfoundry.sandbox.tarutil import extract_one, renamed
 
 __all__ = ["WORKSPACE", "build_cleanroom", "layer_roots", "workspace_layer"]
 
 WORKER = (1000, 1000, "worker")
 HOME = "/home/worker"
+#: ProgramBench's harnesses' user: another name for the worker's uid, gid and home
+AGENT = "agent"
+PASSWD = "/etc/passwd"
 _GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,  # the host's own git settings stay out of the repository
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -41,7 +48,8 @@ _GIT_ENV = {
     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
 }
-_VERSION = "2"  # of the layer's layout: part of the tag (2: the gold again at REFERENCE_EXECUTABLE)
+_VERSION = "3"  # of the layer's layout: part of the tag (2: the gold again at REFERENCE_EXECUTABLE,
+# 3: the `agent` user)
 
 
 def build_cleanroom(
@@ -68,7 +76,8 @@ def build_cleanroom(
     config = {"User": WORKER[2], "Env": _with_home(client, base), "WorkingDir": WORKSPACE}
     if image_exists(client, tag):
         return tag, False
-    layer = workspace_layer(workdir / "workspace", files, gold, mode, runtime_data)
+    accounts = {PASSWD: with_agent(_image_file(client, base, PASSWD))}
+    layer = workspace_layer(workdir / "workspace", files, gold, mode, runtime_data, accounts)
     return load_layer_image(client, base, layer, tag, config=config, comment="taskfoundry cleanroom")
 
 
@@ -81,6 +90,23 @@ def _inputs_hash(base_id: str, files: dict[str, bytes], gold: bytes, mode: int, 
     return digest.hexdigest()
 
 
+def _image_file(client: docker.DockerClient, image: str, path: str) -> bytes:
+    found = read_image_path(client, image, path)
+    if found is None:
+        raise ImageError(f"{image} has no {path}")
+    return extract_one([found])
+
+
+def with_agent(passwd: bytes) -> bytes:
+    """`passwd` with the `agent` user (the worker's uid, gid, home and shell) added once."""
+    lines = passwd.decode().splitlines()
+    if any(line.split(":", 1)[0] == AGENT for line in lines):
+        return passwd
+    uid, gid, _ = WORKER
+    entry = f"{AGENT}:x:{uid}:{gid}:ProgramBench harness user, the worker's uid:{HOME}:/bin/bash"
+    return "\n".join([*lines, entry, ""]).encode()
+
+
 def _with_home(client: docker.DockerClient, base: str) -> list[str]:
     env = client.api.inspect_image(base).get("Config", {}).get("Env") or []
     return [e for e in env if not e.startswith("HOME=")] + [f"HOME={HOME}"]
@@ -88,15 +114,21 @@ def _with_home(client: docker.DockerClient, base: str) -> list[str]:
 
 def layer_roots(runtime_data: dict[str, bytes]) -> tuple[str, ...]:
     """Where `workspace_layer` writes (runtime data: absolute path -> bytes)."""
-    return (WORKSPACE, "/opt", REFERENCE_DIR, *sorted(runtime_data))
+    return (WORKSPACE, "/opt", REFERENCE_DIR, PASSWD, *sorted(runtime_data))
 
 
 def workspace_layer(
-    scratch: Path, files: dict[str, bytes], gold: bytes, mode: int, runtime_data: bytes | None
+    scratch: Path,
+    files: dict[str, bytes],
+    gold: bytes,
+    mode: int,
+    runtime_data: bytes | None,
+    accounts: dict[str, bytes] | None = None,
 ) -> bytes:
     """The layer tar: /workspace (files, .gitignore, the one commit) owned by the worker,
     the gold root's with `mode` (in the workspace and at REFERENCE_EXECUTABLE, in a directory
-    of root's), /opt the worker's, the runtime data root's at its paths."""
+    of root's), /opt the worker's, the runtime data root's at its paths, `accounts` (absolute
+    path -> bytes: /etc/passwd with `agent`) root's and 0644."""
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     for rel, data in files.items():
@@ -116,6 +148,11 @@ def workspace_layer(
             tar.addfile(gold_info, io.BytesIO(gold))
         if runtime_data:
             _add_runtime(tar, runtime_data)
+        for path, data in sorted((accounts or {}).items()):
+            info = tarfile.TarInfo(path.strip("/"))
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            info.uname = info.gname = "root"
+            tar.addfile(info, io.BytesIO(data))
     return out.getvalue()
 
 

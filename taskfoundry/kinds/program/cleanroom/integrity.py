@@ -43,12 +43,14 @@ def check_integrity(
     *,
     gold: str = WORKSPACE_EXECUTABLE,
     source_visible: bool = False,
+    user: str = WORKER_USER,
 ) -> IntegrityReport:
-    """Run every attack as the worker in `image`, under each of VARIANTS."""
+    """Run every attack as `user` (the worker; `agent` for ProgramBench's harnesses) in
+    `image`, under each of VARIANTS."""
     start = time.monotonic()
     if source_visible:  # a script its interpreter must read: visible by design
         return IntegrityReport(image=image, gold=gold, linkage=linkage, verdict="source_visible")
-    attacks = {name: _attack(client, image, gold, opts) for name, opts in VARIANTS.items()}
+    attacks = {name: _attack(client, image, (gold, user), opts) for name, opts in VARIANTS.items()}
     report = IntegrityReport(image=image, gold=gold, linkage=linkage, verdict="sealed", attacks=attacks)
     report.verdict = "instrumentable" if report.succeeded() else "sealed"
     report.seconds = round(time.monotonic() - start, 2)
@@ -56,13 +58,14 @@ def check_integrity(
 
 
 def _attack(
-    client: docker.DockerClient, image: str, gold: str, hardening: dict[str, Any]
+    client: docker.DockerClient, image: str, target: tuple[str, str], hardening: dict[str, Any]
 ) -> dict[str, AttackResult]:
+    gold, user = target
     probe = asset("program/integrity_probe.py")
     with DockerSandbox(image, SandboxLimits(), client=client, hardening=hardening) as box:
         box.put_file(probe, PROBE_PATH, mode=0o644)
         res = box.exec(
-            ["python3", "-I", PROBE_PATH, gold, SCRATCH], timeout=180, user=WORKER_USER, workdir="/tmp"
+            ["python3", "-I", PROBE_PATH, gold, SCRATCH], timeout=180, user=user, workdir="/tmp"
         )
     if not res.ok:
         raise SandboxError(f"the integrity probe failed in {image}: {res.text()[-1000:]}")
