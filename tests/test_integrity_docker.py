@@ -120,7 +120,8 @@ def harness_reports(docker_client, base_image, golds, tmp_path_factory) -> dict[
     `agent` there, on the shipped gold (static, 0111) and with execute-only off (0755)."""
     made = {}
     for name, readable in (("static", False), ("readable", True)):
-        image = cleanroom(docker_client, base_image, tmp_path_factory.mktemp(f"v6-{name}"), golds["static"], readable)
+        scratch = tmp_path_factory.mktemp(f"v6-{name}")
+        image = cleanroom(docker_client, base_image, scratch, golds["static"], readable)
         alias = f"tf-test/integrity:v6-{name}"
         tag_as_root(docker_client, image, alias, hide=(REFERENCE_DIR,))
         made[name] = check_integrity(docker_client, alias, "static", user="agent")

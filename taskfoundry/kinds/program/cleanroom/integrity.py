@@ -64,9 +64,7 @@ def _attack(
     probe = asset("program/integrity_probe.py")
     with DockerSandbox(image, SandboxLimits(), client=client, hardening=hardening) as box:
         box.put_file(probe, PROBE_PATH, mode=0o644)
-        res = box.exec(
-            ["python3", "-I", PROBE_PATH, gold, SCRATCH], timeout=180, user=user, workdir="/tmp"
-        )
+        res = box.exec(["python3", "-I", PROBE_PATH, gold, SCRATCH], timeout=180, user=user, workdir="/tmp")
     if not res.ok:
         raise SandboxError(f"the integrity probe failed in {image}: {res.text()[-1000:]}")
     try:
