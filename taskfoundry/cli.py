@@ -37,6 +37,7 @@ SUBCOMMANDS = {
     "tasks": "taskfoundry.cli:tasks_with_publish",
     "release": "taskfoundry.catalog.cli:release_group",
     "clean": "taskfoundry.catalog.cli:clean_command",
+    "export": "taskfoundry.catalog.cli:export_command",
     "discover": "taskfoundry.cli:discover_with_config",
     "solve": "taskfoundry.solve.cli:solve_command",
     "run": "taskfoundry.cli:run_with_flow",

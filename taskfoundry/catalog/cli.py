@@ -1,4 +1,4 @@
-"""`taskfoundry tasks` and `taskfoundry release` (registered by taskfoundry.cli).
+"""`taskfoundry tasks`, `release`, `clean` and `export` (registered by taskfoundry.cli).
 
 `tasks --publish` puts the table on the dashboard through a publisher the CLI hands in
 (`flows.dashboard`): the catalog itself never imports the orchestration layer.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -20,7 +21,9 @@ from rich.table import Table
 
 from taskfoundry.catalog.card import COLUMNS, catalog_rows
 from taskfoundry.catalog.catalog import BREAKDOWN_FIELDS, Catalog
-from taskfoundry.errors import TaskfoundryError
+from taskfoundry.catalog.export import FORMATS
+from taskfoundry.errors import ReleaseError, TaskfoundryError
+from taskfoundry.images.build import image_exists
 from taskfoundry.store import is_url, open_out
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -246,6 +249,54 @@ def clean_command(target: Path, dry_run: bool) -> None:
         f"{'would free' if dry_run else 'freed'} {about}{_bytes(done.freed)} "
         f"({_bytes(done.image_bytes)} of images, {_bytes(done.file_bytes)} of files)"
     )
+
+
+@click.command("export")
+@click.argument("path", type=FolderOrStore())
+@click.argument("dest", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="whose loader reads DEST")
+@click.option("--id", "ids", multiple=True, help="export this task id only (repeatable)")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
+def export_command(path: Path, dest: Path, fmt: str, ids: tuple[str, ...], limit: int | None) -> None:
+    """Write PATH's program tasks (an OUT folder, its tasks/ or a release) into DEST in the layout
+    another harness reads: `programbench` for ProgramBench's evaluator, mini-swe-agent and
+    OpenHands (DEST: the `data/tasks` folder of the harness's installed `programbench`)."""
+    from taskfoundry.catalog.export import export_programbench
+
+    try:
+        cat = Catalog.load(path).filter(ids=ids or None)
+        unknown = sorted(set(ids) - set(cat.ids()))
+        if unknown:
+            raise ReleaseError(f"no task {', '.join(unknown)} in {path}")
+        done = export_programbench(cat.limit(limit) if limit is not None else cat, dest)
+    except TaskfoundryError as exc:
+        _fail(exc)
+    for task_id, why in sorted(done.skipped.items()):
+        click.echo(f"taskfoundry: skipped {task_id}: {why}", err=True)
+    click.echo(f"exported {len(done.written)} tasks to {dest}: {', '.join(done.written)}")
+    _say_missing_images(done.written, done.env["PROGRAMBENCH_DOCKER_ORG"])
+    click.echo("set these where the harness and its evaluator run:")
+    for name, value in done.env.items():
+        click.echo(f"  export {name}={shlex.quote(value)}")
+
+
+def _say_missing_images(task_ids: list[str], namespace: str) -> None:
+    """The harness pulls what it cannot find, and nothing can be pulled: say so now."""
+    from taskfoundry.catalog.export import programbench_image
+    from taskfoundry.catalog.grading import engine
+
+    try:
+        client = engine()
+    except TaskfoundryError as exc:
+        click.echo(f"taskfoundry: could not check the images: {exc}", err=True)
+        return
+    try:
+        for task_id in task_ids:
+            image = programbench_image(task_id, namespace)
+            if not image_exists(client, image):
+                click.echo(f"taskfoundry: {image} is not in this engine: `release load` it first", err=True)
+    finally:
+        client.close()
 
 
 def _bytes(n: int) -> str:

@@ -148,8 +148,8 @@ def workspace_layer(
             tar.addfile(gold_info, io.BytesIO(gold))
         if runtime_data:
             _add_runtime(tar, runtime_data)
-        for path, data in sorted((accounts or {}).items()):
-            info = tarfile.TarInfo(path.strip("/"))
+        for where, data in sorted((accounts or {}).items()):
+            info = tarfile.TarInfo(where.strip("/"))
             info.size, info.mode, info.mtime = len(data), 0o644, 0
             info.uname = info.gname = "root"
             tar.addfile(info, io.BytesIO(data))
