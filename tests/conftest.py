@@ -43,6 +43,7 @@ EXAMPLE_MODULES = [
     "test_eval_gold_docker",
     "test_replay_attack_docker",
     "test_leak_real_images",
+    "test_harness_docker",
 ]
 SHARED_GROUPS = {
     **dict.fromkeys([*EXAMPLE_MODULES, "test_solution_docker", "test_solve_program_docker"], "example-csvq"),
