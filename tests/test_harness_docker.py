@@ -29,7 +29,8 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from harness_support import harness_venv, venv_python
+from harness_support import graded_scores, harness_venv, inspect_mock_run, tiktoken_cache, venv_python
+from inspect_ai.log import read_eval_log
 
 from taskfoundry.cli import main
 from taskfoundry.images.build import read_image_path
@@ -251,101 +252,38 @@ def test_its_submission_grades_the_same_by_taskfoundry_and_by_programbench(
 # -- inspect_ai: the `taskfoundry/tasks` task, the `taskfoundry` sandbox, the graded scorer
 
 
-def inspect_env(msa: Path, out: Path) -> dict[str, str]:
-    """inspect counts tokens with tiktoken's o200k_base, which tiktoken fetches from the web:
-    offline, from the copy litellm's wheel ships (docs/agents.md)."""
-    tokenizers = venv_python(msa, "import litellm, os; print(os.path.dirname(litellm.__file__))")
-    return {
-        **os.environ,
-        "TIKTOKEN_CACHE_DIR": f"{tokenizers}/litellm_core_utils/tokenizers",
-        "TF_OUT": str(out),
-    }
-
-
-REBUILD_BY_INSPECT = """
-import base64, json, os, sys
-from inspect_ai import eval
-from inspect_ai.model import ModelOutput, get_model
-from taskfoundry.solve.inspect_eval import tasks
-steps = json.loads(sys.argv[1])
-outputs = [ModelOutput.for_tool_call("mockllm/model", "bash", {"cmd": c}) for c in steps]
-outputs.append(ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "done"}))
-(log,) = eval(tasks(tasks=os.environ["TF_OUT"]), model=get_model("mockllm/model", custom_outputs=outputs),
-              log_dir=sys.argv[2], display="none")
-print(log.location)
-"""
-
-
-def read_scores(log_dir: Path) -> dict[str, Any]:
-    """Each sample's `graded` score in the one log of `log_dir`, by task id."""
-    from inspect_ai.log import read_eval_log
-
-    (path,) = log_dir.glob("*.eval")
-    log = read_eval_log(path)
-    assert log.status == "success", log.error
-    return {str(s.id): s.scores["graded"] for s in log.samples or []}
-
-
 def test_inspect_eval_with_its_mock_model_leaves_a_log_with_the_grade_eval_gives(
-    msa: Path, csvq: Path, tmp_path: Path, our_grade: dict[str, Any]
+    csvq: Path, tmp_path: Path, our_grade: dict[str, Any]
 ) -> None:
-    env = inspect_env(msa, csvq.parent.parent)
+    out = csvq.parent.parent
     # the mock model's tool calls write the same rebuild the mini-swe-agent run wrote
     unpack = f"cd /workspace && echo {base64.b64encode(rebuild_tarball()).decode()} | base64 -d | tar -xzf -"
-    steps = json.dumps([STEAL, unpack + " && ./compile.sh"])
-    done = subprocess.run(
-        [str(Path(sys.executable)), "-c", REBUILD_BY_INSPECT, steps, str(tmp_path / "logs")],
-        env=env, capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (score,) = read_scores(tmp_path / "logs").values()
+    (score,) = graded_scores(
+        inspect_mock_run(out, [[unpack + " && ./compile.sh"]], tmp_path / "logs")
+    ).values()
     assert score.answer == f"{our_grade['passed']}/{our_grade['tests']}", (score, our_grade)
     assert score.value == pytest.approx(our_grade["pass_rate"])
     # `inspect eval` on the command line, the mock's default reply (no tool call): the start
     # state graded, as eval grades an empty submission: no compile.sh, a score of 0
-    cli = [
-        str(Path(sys.executable).parent / "inspect"),
-        "eval",
-        "taskfoundry/tasks",
-        "-T",
-        f"tasks={env['TF_OUT']}",
-    ]
-    cli += [
-        "--model",
-        "mockllm/model",
-        "-T",
-        "message_limit=4",
-        "--log-dir",
-        str(tmp_path / "cli"),
-        "--display",
-        "plain",
-    ]
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tiktoken_cache())}
+    cli = [str(Path(sys.executable).parent / "inspect"), "eval", "taskfoundry/tasks", "-T", f"tasks={out}"]
+    cli += ["--model", "mockllm/model", "-T", "message_limit=4", "--log-dir", str(tmp_path / "cli")]
     ran = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
-    (idle,) = read_scores(tmp_path / "cli").values()
+    (log,) = (tmp_path / "cli").glob("*.eval")
+    (idle,) = graded_scores(read_eval_log(log)).values()
     assert idle.value == 0 and idle.answer.startswith("0/"), idle
 
 
-def test_the_inspect_sandbox_runs_as_the_worker_and_cannot_read_the_gold(
-    csvq: Path, msa: Path, tmp_path: Path
-) -> None:
+def test_the_inspect_sandbox_runs_as_the_worker_and_cannot_read_the_gold(csvq: Path, tmp_path: Path) -> None:
     """The mock model's bash calls try the gold through inspect's own tools; the log holds what
     they got. A tool that asks for root is refused; with that refusal bypassed (the box's own
     exec as root), the same container reads the gold: the worker's uid is what stops it."""
-    env = inspect_env(msa, csvq.parent.parent)
-    steps = json.dumps([STEAL, "cat /workspace/executable | head -c 4 | od -c"])
-    done = subprocess.run(
-        [str(Path(sys.executable)), "-c", REBUILD_BY_INSPECT, steps, str(tmp_path / "logs")],
-        env=env, capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    from inspect_ai.log import read_eval_log
-
-    (path,) = (tmp_path / "logs").glob("*.eval")
-    (sample,) = read_eval_log(path).samples or []
+    steps = [[STEAL, "cat /workspace/executable | head -c 4 | od -c"]]
+    (sample,) = inspect_mock_run(csvq.parent.parent, steps, tmp_path / "logs").samples or []
     tool_out = [str(m.content) for m in sample.messages if m.role == "tool"]
     # the worker's own execute-only copy is at /reference here (ls finds it; nothing reads it)
-    assert tool_out[0].split() == [*STOLE_NOTHING[:-1], "ls=0"], tool_out[0]
+    assert tool_out[0].split() == [*STOLE_NOTHING[:-1], "/reference/executable", "ls=0"], tool_out[0]
     assert "Permission denied" in tool_out[1] and "E   L   F" not in tool_out[1], tool_out[1]
 
     from inspect_ai.util import SandboxUserUnsupportedError

@@ -12,6 +12,7 @@ from pathlib import Path
 import docker
 import pytest
 from click.testing import CliRunner
+from harness_support import graded_scores, inspect_mock_run
 
 from taskfoundry.agent.fake_server import FakeLLMServer
 from taskfoundry.cli import main
@@ -101,3 +102,19 @@ def test_removed_code_is_nowhere_in_the_container(
     assert report["uid"] == 1000 and report["scanned"] > 0
     found = [n for n in needles if n in report["hits"]]
     assert found == [] if defence else found == needles, found
+
+
+def test_inspect_with_its_mock_model_resolves_both_feature_levels(
+    featlib_tasks: list[Path], tmp_path: Path
+) -> None:
+    """inspect_ai's `taskfoundry/tasks` on the feature kind: the mock model unpacks the reference
+    over the worker's workspace, level 1 and level 2; the scorer's grade is eval's, every test."""
+    steps = []
+    for task_dir in featlib_tasks:  # task-id order, as the task lists them
+        blob = base64.b64encode((task_dir / "solution.tar.gz").read_bytes()).decode()
+        steps.append([f"echo {blob} | base64 -d | tar -xzf - -C /workspace && echo restored"])
+    out = featlib_tasks[0].parent.parent
+    scores = graded_scores(inspect_mock_run(out, steps, tmp_path / "logs", kind="feature"))
+    assert sorted(scores) == sorted(d.name for d in featlib_tasks)
+    for task_id, score in scores.items():
+        assert score.value == 1.0 and score.metadata["resolved"], (task_id, score)

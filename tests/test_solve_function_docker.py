@@ -5,6 +5,7 @@ through tool calls, budgets and their end reasons, the command driver, `run`'s r
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 import docker
 import pytest
 from click.testing import CliRunner
+from harness_support import graded_scores, inspect_mock_run
 
 from taskfoundry.agent import read_trajectory
 from taskfoundry.agent.fake_server import FakeLLMServer
@@ -329,3 +331,23 @@ def test_a_flooding_agent_is_not_copied_into_the_host(
         assert not submission.exists()
     else:
         assert record.end_reason == "done" and "noise.bin" in tar_names(submission.read_bytes()), record
+
+
+def test_inspect_with_its_mock_model_resolves_function_tasks(
+    fn_tasks: tuple[Path, list[Path]], tmp_path: Path
+) -> None:
+    """inspect_ai's `taskfoundry/tasks` on the function kind: the mock model's bash call writes the
+    reference's candidate.py in the worker's container; the scorer's grade is eval's, every test."""
+    out, dirs = fn_tasks
+    chosen = dirs[:2]
+    steps = []
+    for task_dir in chosen:
+        code = base64.b64encode(solution_files(task_dir)["candidate.py"]).decode()
+        steps.append([f'echo {code} | base64 -d > "$TF_WORKSPACE/candidate.py" && id -u'])
+    log = inspect_mock_run(out, steps, tmp_path / "logs", kind="function", limit=len(chosen))
+    scores = graded_scores(log)
+    assert sorted(scores) == [d.name for d in chosen]
+    for task_id, score in scores.items():
+        passed, total = score.answer.split("/")
+        assert score.value == 1.0 and passed == total and int(total) > 0, (task_id, score)
+        assert score.metadata["resolved"] and score.metadata["error_code"] is None
