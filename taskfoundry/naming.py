@@ -153,7 +153,16 @@ def eval_path(run_dir: Path, task_id: str) -> Path:
     return run_dir / task_id / f"{task_id}.eval.json"
 
 
+GRADING_TAG = "task_cleanroom_v6"
+
+
 def grading_image(images: Images) -> str:
     """ProgramBench's default `--image-tag` (task_cleanroom_v6): the cleanroom with root as its user,
     for its evaluator only; the worker gets `task_cleanroom`."""
-    return images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
+    return images.task_cleanroom.rpartition(":")[0] + f":{GRADING_TAG}"
+
+
+def programbench_image(task_id: str, namespace: str) -> str:
+    """The image ProgramBench's loaders (its evaluator, mini-swe-agent) derive from an instance
+    id and $PROGRAMBENCH_DOCKER_ORG: the task's `grading_image` when the names agree."""
+    return f"{namespace}/{task_id.replace('__', '_1776_')}:{GRADING_TAG}"

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from taskfoundry.catalog import Catalog
-from taskfoundry.catalog.export import export_programbench, programbench_image
+from taskfoundry.catalog.export import export_programbench
 from taskfoundry.cli import main
 from taskfoundry.errors import ReleaseError
+from taskfoundry.naming import programbench_image
 
 from catalog_support import sample_out, write_task
 

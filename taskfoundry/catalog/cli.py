@@ -282,8 +282,8 @@ def export_command(path: Path, dest: Path, fmt: str, ids: tuple[str, ...], limit
 
 def _say_missing_images(task_ids: list[str], namespace: str) -> None:
     """The harness pulls what it cannot find, and nothing can be pulled: say so now."""
-    from taskfoundry.catalog.export import programbench_image
     from taskfoundry.catalog.grading import engine
+    from taskfoundry.naming import programbench_image
 
     try:
         client = engine()

@@ -3,7 +3,7 @@
 `programbench`: ProgramBench's loaders (its evaluator, mini-swe-agent's `mini-extra
 programbench`, OpenHands' runner) read `<tasks dir>/<instance id>/task.yaml` and `tests.json`
 (the installed `programbench` package's `data/tasks/`), name the image
-`$PROGRAMBENCH_DOCKER_ORG/<id with __ as _1776_>:task_cleanroom_v6`, and read the hidden suite
+`$PROGRAMBENCH_DOCKER_ORG/<id>:task_cleanroom_v6` (`naming.programbench_image`), and read the hidden suite
 from `$PROGRAMBENCH_BLOB_DIR/<id>/tests/<branch>.tar.gz`: the task directory itself. So the
 export copies the two definition files, nothing hidden, and says the two variables to set.
 """
@@ -19,12 +19,11 @@ from taskfoundry.catalog.catalog import Catalog
 from taskfoundry.catalog.records import TaskRecord
 from taskfoundry.errors import ReleaseError
 from taskfoundry.models import Images
-from taskfoundry.naming import grading_image
+from taskfoundry.naming import grading_image, programbench_image
 
 FORMATS = ("programbench",)
 #: what ProgramBench's loaders read of a task directory
 DEFINITION = ("task.yaml", "tests.json")
-PB_TAG = "task_cleanroom_v6"
 
 
 @dataclass
@@ -35,11 +34,6 @@ class Export:
     written: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-
-
-def programbench_image(task_id: str, namespace: str) -> str:
-    """The image ProgramBench's loaders derive from an instance id (its constants module)."""
-    return f"{namespace}/{task_id.replace('__', '_1776_')}:{PB_TAG}"
 
 
 def export_programbench(cat: Catalog, dest: Path) -> Export:
