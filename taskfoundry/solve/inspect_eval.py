@@ -143,8 +143,9 @@ class WorkerSandbox(SandboxEnvironment):
         if user not in (None, "worker", "agent", self.box.limits.user):
             raise SandboxUserUnsupportedError(f"commands run as the worker here, not {user}")
         stdin = input.encode() if isinstance(input, str) else input
+        workdir = self._path(cwd) if cwd else None
         res = await asyncio.to_thread(
-            self.box.exec, cmd, timeout=float(timeout or EXEC_TIMEOUT), stdin=stdin, env=env, workdir=cwd
+            self.box.exec, cmd, timeout=float(timeout or EXEC_TIMEOUT), stdin=stdin, env=env, workdir=workdir
         )
         if res.timed_out:
             raise TimeoutError(f"{cmd[:1]} ran over {timeout} s")
@@ -153,7 +154,7 @@ class WorkerSandbox(SandboxEnvironment):
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
         data = contents.encode() if isinstance(contents, str) else contents
-        path = file if file.startswith("/") else f"{self.box.view.workspace}/{file}"
+        path = self._path(file)
         # through the worker's own shell, so the file is the worker's and lands only where it may write
         write = ["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", path]
         res = await asyncio.to_thread(self.box.exec, write, timeout=60.0, stdin=data)
@@ -167,8 +168,12 @@ class WorkerSandbox(SandboxEnvironment):
     async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
 
     async def read_file(self, file: str, text: bool = True) -> str | bytes:
-        path = file if file.startswith("/") else f"{self.box.view.workspace}/{file}"
+        path = self._path(file)
         res = await asyncio.to_thread(self.box.exec, ["cat", path], timeout=60.0)
         if not res.ok:
             raise FileNotFoundError(f"{path}: {res.text()[-300:]}")
         return res.stdout.decode() if text else res.stdout
+
+    def _path(self, path: str) -> str:
+        """inspect's relative paths are the sample's own folder's: the workspace."""
+        return path if path.startswith("/") else f"{self.box.view.workspace}/{path}"
