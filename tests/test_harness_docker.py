@@ -35,6 +35,7 @@ from inspect_ai.log import read_eval_log
 from taskfoundry.cli import main
 from taskfoundry.images.build import read_image_path
 from taskfoundry.models import TaskYaml, load_yaml_model
+from taskfoundry.naming import grading_image
 from taskfoundry.sandbox.docker import DockerSandbox
 from taskfoundry.sandbox.tarutil import extract_one
 
@@ -187,7 +188,7 @@ def test_the_harness_runs_as_agent_and_cannot_read_the_gold(
     task = load_yaml_model(
         Path(harness_run["env"]["PROGRAMBENCH_BLOB_DIR"]) / task_id / "task.yaml", TaskYaml
     )
-    image = task.images.task_cleanroom.rpartition(":")[0] + ":task_cleanroom_v6"
+    image = grading_image(task.images)
     gold = gold_bytes(docker_client, image)
     digest = hashlib.sha256(gold).hexdigest()
     with tarfile.open(harness_run["out"] / task_id / "submission.tar.gz") as tar:
