@@ -4,10 +4,12 @@ no output path in common: tasks, stage results and rows go through a real S3 ser
 (moto), and the workers reach the Docker engine over TCP (`remote_engine`), as on other machines.
 
 Faults, one source each, killed in the middle of its build: its flow-run process (the worker
-reports it Crashed: a failed row naming the crash, or with `source_retries` a second run that
-builds it), and a whole worker with its flow-run process (a machine gone: nothing reports the run,
-the `liveness` automation crashes it once its heartbeats stop, the other worker builds it again).
-Each time the store holds no task that is not whole."""
+reports it Crashed: a failed row naming the crash), and a whole worker with its flow-run process
+(a machine gone: nothing reports the run, the `liveness` automation crashes it once its heartbeats
+stop, and with `source_retries` the other worker builds it again). Each time the store holds no
+task that is not whole. A crash the worker reports is run again by the same code as one the
+automation marks (build_many reads the Crashed state, not its cause): one test of the second run,
+the killed worker's, proves both (issue 57: a separate retried source cost 71 s)."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from conftest import ROOT, free_port, make_repo, on_server, plumbing_config, pre
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "taskfoundry-scale-pool"
 # repo names no other test uses: their images, containers and checkouts are ours
-KILLED, RETRIED, ZOMBIE = "scalekill", "scaleretry", "scalezombie"
+KILLED, ZOMBIE = "scalekill", "scalezombie"
 
 
 @dataclass
@@ -100,8 +102,7 @@ def pool(
             found.start_worker(folder)
         yield found
     finally:
-        for proc in [*found.workers.values(), server]:
-            _stop(proc)
+        _stop(*found.workers.values(), server)
 
 
 def _flow_runs_of(url: str, source: str) -> list[dict[str, object]]:
@@ -217,18 +218,6 @@ def _states(url: str, source: str) -> list[tuple[str, str]]:
         (str(r["state"]["name"]), str(r["state"]["message"] or ""))  # type: ignore[index]
         for r in _flow_runs_of(url, source)
     ]
-
-
-def test_a_crashed_source_is_run_again_and_built(
-    pool: Pool, s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(LOCAL_ENV, str(tmp_path / "batch"))
-    summary, _, store = _batch(pool, tmp_path, [RETRIED], 1, RETRIED, _kill_flow_run)
-    (row,) = summary.rows
-    assert row.status == "built" and row.task_id, row
-    states = _states(pool.url, row.source)
-    assert [name for name, _ in states] == ["Crashed", "Completed"], states
-    _only_whole_tasks(store, summary)
 
 
 HEARTBEAT = "prefect.flow-run.heartbeat"

@@ -27,11 +27,17 @@ def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[
         return subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
+def _stop(*procs: subprocess.Popen[bytes], grace: float = 5) -> None:
+    """SIGTERM to each process group at once, SIGKILL to those still up `grace` seconds later:
+    one by one, a server and two workers each sat out a 20 s grace (41 s of teardown, issue 57),
+    and nothing of theirs outlives the test's temporary home."""
+    running = [proc for proc in procs if proc.poll() is None]
+    for proc in running:
         os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in running:
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=20)
@@ -78,8 +84,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
         )
         yield url, env
     finally:
-        for proc in reversed(procs):
-            _stop(proc)
+        _stop(*reversed(procs))
 
 
 def test_a_worker_runs_the_deployed_build_flow(
