@@ -144,8 +144,12 @@ def test_repository_that_does_not_build(tmp_path: Path, api_url: str, base_image
 @pytest.mark.docker
 def test_program_that_hangs(tmp_path: Path, api_url: str, base_image: str) -> None:
     repo = make_repo(tmp_path / "r", {"Makefile": MAKEFILE, "prog.c": HANG_C})
-    # the canary is tried again at slow_probe_timeout before the program counts as hanging
-    (tmp_path / "c.yaml").write_text("explorer: {probe_timeout: 1, slow_probe_timeout: 2}\n")
+    # the canary is tried again at slow_probe_timeout before the program counts as hanging; the
+    # replay table's and the explorer's public draws are small (drawn on one core: 20 s of 5,000
+    # a seed for a program this small), the path is the same
+    (tmp_path / "c.yaml").write_text(
+        "explorer: {probe_timeout: 1, slow_probe_timeout: 2, public_probes: 100, replay_probes: 20}\n"
+    )
     out = tmp_path / "out"
     message = one_line(_build(api_url, repo, out, "--config", str(tmp_path / "c.yaml")), out)
     assert message.startswith("generate stage failed:") and "hangs" in message

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 GOLD, SCRATCH = sys.argv[1], sys.argv[2]
 # a loader attack shows at load, before main runs: a few seconds is enough, and a gold that
@@ -79,17 +80,26 @@ def run_gold(env, marker):
 
 
 def loader_attacks(lib, fakedir):
-    mark = os.path.join(SCRATCH, "marker")
-    ran, err = run_gold({"LD_PRELOAD": lib}, mark)
-    report = {"ld_preload": outcome(ran, "preloaded code ran in the gold" if ran else err)}
-    ran, err = run_gold({"LD_AUDIT": lib}, mark)
-    report["ld_audit"] = outcome(ran, "audit module ran in the gold" if ran else err)
     # a working fake libc needs glibc's internals; what the attack needs is that the loader
     # maps the worker's file, which LD_DEBUG shows (or the marker, when a fake resolves)
-    ran, err = run_gold({"LD_LIBRARY_PATH": fakedir, "LD_DEBUG": "libs"}, mark)
-    searched = f"file={fakedir}/" in err or ran
-    report["fake_libc"] = outcome(searched, f"the loader opened {fakedir}" if searched else err)
-    return report
+    envs = {
+        "ld_preload": {"LD_PRELOAD": lib},
+        "ld_audit": {"LD_AUDIT": lib},
+        "fake_libc": {"LD_LIBRARY_PATH": fakedir, "LD_DEBUG": "libs"},
+    }
+    # at once, each with its own marker: a gold that never exits costs one TIMEOUT, not three
+    with ThreadPoolExecutor(len(envs)) as pool:
+        runs = {
+            name: pool.submit(run_gold, env, os.path.join(SCRATCH, f"marker-{name}"))
+            for name, env in envs.items()
+        }
+        (pre_ran, pre_err), (aud_ran, aud_err), (fake_ran, fake_err) = (runs[n].result() for n in envs)
+    searched = f"file={fakedir}/" in fake_err or fake_ran
+    return {
+        "ld_preload": outcome(pre_ran, "preloaded code ran in the gold" if pre_ran else pre_err),
+        "ld_audit": outcome(aud_ran, "audit module ran in the gold" if aud_ran else aud_err),
+        "fake_libc": outcome(searched, f"the loader opened {fakedir}" if searched else fake_err),
+    }
 
 
 def traced_gold():
