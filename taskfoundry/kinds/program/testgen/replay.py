@@ -141,13 +141,14 @@ def first_distinct(candidates: Iterable[Probe], limit: int, seen: set[str] | Non
     out: list[Probe] = []
     repeats = 0
     for probe in itertools.islice(candidates, limit * 50):
-        if probe.key in seen:
+        key = probe.key  # a JSON dump: once a candidate
+        if key in seen:
             repeats += 1
             if repeats > 5_000:
                 break
             continue
         repeats = 0
-        seen.add(probe.key)
+        seen.add(key)
         out.append(probe)
         if len(out) >= limit:
             break

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 # a value after a flag: "CHAR", "<file>", "{a,b}", "[=N]", "=FILE", " file" (getopts style;
 # the two spaces before a description keep it apart from a description's first word)
@@ -65,7 +66,7 @@ class Option:
     choices: tuple[str, ...] = ()
     description: str = ""
 
-    @property
+    @cached_property  # read for every option of every drawn probe: 2.7 million reads a tiny program's draw
     def name(self) -> str:
         longs = [f for f in self.flags if f.startswith("--")]
         return (longs or list(self.flags))[0]
