@@ -93,7 +93,9 @@ class Config(BaseModel):
 
     model_config = {"extra": "forbid"}
 
-    out: Path = Field(Path("out"), description="output directory (tasks/ and work/ inside)")
+    out: Path = Field(
+        Path("out"), validate_default=True, description="output directory (tasks/ and work/ inside)"
+    )
     store: str | None = Field(
         None,
         description="object storage OUT (an fsspec URL, s3://bucket/prefix): tasks, stage results "
@@ -133,6 +135,13 @@ class Config(BaseModel):
             url = str(data["out"]).rstrip("/")
             return {**data, "store": url, "out": local_root(url)}
         return data
+
+    @field_validator("out")
+    @classmethod
+    def _absolute_out(cls, out: Path) -> Path:
+        """A relative `out` is the caller's folder: the stages run git and builds from others
+        (`Config(out=Path("out"))` through the Python API failed at `git archive -o out/...`)."""
+        return out.resolve()
 
     @field_validator("kind")
     @classmethod

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from taskfoundry.config import Config
 from taskfoundry.errors import SourceError
 from taskfoundry.sources import resolve_source
 
@@ -13,6 +14,16 @@ def test_local_subdirectory_is_pinned_by_tree_hash(tmp_path: Path) -> None:
     again = resolve_source(str(EXAMPLES / "csvq"), tmp_path)
     assert first.task_id == again.task_id and first.task_id.startswith("local__csvq.")
     assert (first.path / "Makefile").exists() and not (first.path / ".git").exists()
+
+
+def test_a_relative_out_is_the_callers_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checkout runs git in other folders: a relative `out` from the Python API named a
+    path git could not open."""
+    monkeypatch.chdir(tmp_path)
+    config = Config(out=Path("rel"))
+    assert config.out == tmp_path.resolve() / "rel"
+    co = resolve_source(str(EXAMPLES / "csvq"), config.work_dir / "sources")
+    assert co.path.is_relative_to(tmp_path.resolve() / "rel") and (co.path / "Makefile").is_file()
 
 
 def test_git_url_clone(tmp_path: Path) -> None:
