@@ -87,7 +87,8 @@ def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_config(config_file: Path | None, **flags: Any) -> Config:
-    """Defaults, then the YAML file, then the flags given (None: not given); `out` made absolute."""
+    """Defaults, then the YAML file, then the flags given (None: not given); `out` absolute (Config's
+    own validator makes it so)."""
     from taskfoundry.config import Config, load_config
     from taskfoundry.models import error_text
     from taskfoundry.store import is_url
@@ -99,7 +100,7 @@ def make_config(config_file: Path | None, **flags: Any) -> Config:
         raise ConfigError(f"bad option: {error_text(exc)}") from exc
     if flags.get("out") is not None and not is_url(flags["out"]):
         config = config.model_copy(update={"store": None})  # a local --out over a config's store URL
-    return config.model_copy(update={"out": config.out.resolve()})
+    return config
 
 
 def _flag_out(out: str | Path | None) -> Path:

@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from taskfoundry.sandbox.local import stop_group
+
 from conftest import ROOT, free_port, make_repo, on_server, plumbing_config, prefect_server_env
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -28,19 +30,15 @@ def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[
 
 
 def _stop(*procs: subprocess.Popen[bytes], grace: float = 5) -> None:
-    """SIGTERM to each process group at once, SIGKILL to those still up `grace` seconds later:
-    one by one, a server and two workers each sat out a 20 s grace (41 s of teardown, issue 57),
-    and nothing of theirs outlives the test's temporary home."""
-    running = [proc for proc in procs if proc.poll() is None]
-    for proc in running:
-        os.killpg(proc.pid, signal.SIGTERM)
+    """SIGTERM to each process group at once, then `stop_group` on each with what is left of
+    `grace`: one by one, a server and two workers each sat out a 20 s grace (41 s of teardown,
+    issue 57), and nothing of theirs outlives the test's temporary home."""
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    for proc in running:
-        try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
+    for proc in procs:
+        stop_group(proc, grace=max(0.0, deadline - time.monotonic()))
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
