@@ -441,3 +441,41 @@ def test_agent_out_of_budget_is_a_build_error(tmp_path: Path, docker_client: Any
     with pytest.raises(BuildError, match=pattern) as err:
         _build(tmp_path, FILES, docker_client, base_image, agent)
     assert err.value.log is not None and err.value.log.name == "agent-build.json"
+
+
+def test_a_run_step_image_holds_what_its_step_changed_and_not_what_it_removed(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    """The one-RUN image made from a container's own list of its change (no commit): new,
+    changed, moved and removed paths, owners, modes and links as `docker build` leaves them,
+    and none of the capture's working files."""
+    from taskfoundry.images.run_layer import WORK, run_step_image
+
+    run = (
+        "mkdir -p /opt/made && echo new > /opt/made/file && chown 1000:1000 /opt/made/file"
+        " && chmod 0600 /opt/made/file && ln -s file /opt/made/link && echo more >> /etc/issue"
+        " && rm -rf /usr/share/doc && rm /etc/debian_version && mv /etc/motd /etc/motd.moved"
+    )
+    folder = tmp_path / "ctx"
+    folder.mkdir()
+    (folder / "Dockerfile").write_text(f"FROM {base_image}\nRUN {run}\n")
+    tag, built = run_step_image(docker_client, base_image, run, folder, NS + "/runstep", tmp_path / "log")
+    again = run_step_image(docker_client, base_image, run, folder, NS + "/runstep", tmp_path / "log")
+    assert built and again == (tag, False)
+    check = (
+        "stat -c '%U:%u %a' /opt/made/file; cat /opt/made/file; readlink /opt/made/link; tail -1 /etc/issue;"
+        f" for p in /usr/share/doc /etc/debian_version /etc/motd {WORK}; do test -e $p && echo has $p; done;"
+        " test -f /etc/motd.moved && echo moved; test -d /usr/share && echo share"
+    )
+    with DockerSandbox(tag, client=docker_client) as box:
+        out = box.exec(check, timeout=30).stdout.decode().split("\n")
+    assert out[0].endswith(":1000 600") and out[1:4] == ["new", "file", "more"], out
+    assert [line for line in out[4:] if line] == ["moved", "share"], out
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "Dockerfile").write_text(f"FROM {base_image}\nRUN exit 3\n")
+    with pytest.raises(ImageError, match=r"docker build failed.*non-zero code: 3") as failed:
+        run_step_image(
+            docker_client, base_image, "echo said-first; exit 3", bad, NS + "/runstep", bad / "log"
+        )
+    assert failed.value.log == bad / "log" and "said-first" in failed.value.log.read_text()

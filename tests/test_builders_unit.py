@@ -20,7 +20,8 @@ from taskfoundry.builders.pick import choose, copy_built, norm
 from taskfoundry.builders.resolve import program_hint
 from taskfoundry.builders.toolchain import toolchain_dockerfile
 from taskfoundry.errors import BuildError
-from taskfoundry.images.layer import merged_env, on_inputs
+from taskfoundry.images.layer import merged_env
+from taskfoundry.images.run_layer import on_inputs
 from taskfoundry.sandbox.tarutil import tar_tree
 from taskfoundry.sources.checkout import Checkout, Upstream
 

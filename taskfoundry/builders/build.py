@@ -25,7 +25,8 @@ from taskfoundry.builders.detect_c import GOLD_BUILD
 from taskfoundry.builders.recipe import Recipe
 from taskfoundry.builders.static import SHIM_DIR, attempt, shim_files
 from taskfoundry.builders.toolchain import ensure_toolchain
-from taskfoundry.images.layer import build_on_inputs, inputs_image
+from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.run_layer import build_on_inputs
 from taskfoundry.layout import COV_BUILD, COV_ROOT, COVERAGE, DEPS, GOLD, RUNTIME_TAR
 from taskfoundry.naming import TaskNames
 from taskfoundry.sources import Checkout

@@ -15,7 +15,7 @@ from pathlib import Path
 import docker
 from pydantic import BaseModel
 
-from taskfoundry.images.build import build_image
+from taskfoundry.images.run_layer import run_step_image
 
 
 class Toolchain(BaseModel):
@@ -25,6 +25,11 @@ class Toolchain(BaseModel):
 
 
 def toolchain_dockerfile(base: str, packages: list[str], optional: list[str] | None = None) -> str:
+    """The toolchain's Dockerfile: what names it (its hash is the tag) and its one RUN."""
+    return f"FROM {base}\nRUN {toolchain_run(packages, optional)}\n"
+
+
+def toolchain_run(packages: list[str], optional: list[str] | None = None) -> str:
     """`packages` must install; `optional` (a Debian source's Build-Depends, named for another
     suite) are installed where the base's suite has them: together if they can be, else each
     on its own, and those that fail are named in the log."""
@@ -39,7 +44,7 @@ def toolchain_dockerfile(base: str, packages: list[str], optional: list[str] | N
             f' && {{ {install} $tf_opt || for p in $tf_opt; do {install} "$p" '
             '|| echo "== taskfoundry: build dependency $p not installed"; done; } \\\n',
         ]
-    return f"FROM {base}\nRUN apt-get update \\\n" + "".join(lines) + " && rm -rf /var/lib/apt/lists/*\n"
+    return "apt-get update \\\n" + "".join(lines) + " && rm -rf /var/lib/apt/lists/*"
 
 
 def ensure_toolchain(
@@ -60,5 +65,6 @@ def ensure_toolchain(
     context.mkdir(parents=True, exist_ok=True)
     (context / "Dockerfile").write_text(dockerfile)
     log = builddir / "build.log"
-    tag, built = build_image(client, context, f"{namespace}/toolchain", log)
+    run = toolchain_run(packages, optional)
+    tag, built = run_step_image(client, base, run, context, f"{namespace}/toolchain", log)
     return Toolchain(image=tag, built=built, log=log)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import docker
 from docker.errors import APIError
 
 from taskfoundry.errors import ImageError
-from taskfoundry.images.build import build_image, context_hash, image_exists, read_image_path, tag_alias
+from taskfoundry.images.build import context_hash, image_exists, read_image_path, tag_alias
 from taskfoundry.sandbox.tarutil import extract_one, tar_files, tar_tree
 
 log = logging.getLogger(__name__)
@@ -170,20 +169,3 @@ def _content_hash(path: Path) -> str:
     if path.is_dir():
         return context_hash(path)
     return hashlib.sha256(oct(path.stat().st_mode & 0o777).encode() + path.read_bytes()).hexdigest()
-
-
-def on_inputs(inputs: str, run: str) -> str:
-    """The Dockerfile over an inputs image: one RUN, so one commit (a commit is how a build's
-    result becomes an image; every further step would be another whole-file-system diff)."""
-    return f"FROM {inputs}\nRUN {run}\n"
-
-
-def build_on_inputs(
-    client: docker.DockerClient, inputs: str, run: str, folder: Path, repository: str, logfile: Path
-) -> tuple[str, bool]:
-    """(`repository:<hash>`, built): `run` over the inputs image, its Dockerfile alone in `folder`
-    (emptied first: the inputs image is the whole context). Content-addressed by `build_image`."""
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    (folder / "Dockerfile").write_text(on_inputs(inputs, run))
-    return build_image(client, folder, repository, logfile)

@@ -24,7 +24,8 @@ from taskfoundry.builders.detect_python import project_name
 from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError, FeatureError
 from taskfoundry.images.base import ensure_base_image
-from taskfoundry.images.layer import build_on_inputs, inputs_image
+from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.run_layer import build_on_inputs
 from taskfoundry.kinds.feature.requirements import test_requirements
 from taskfoundry.kinds.feature.results import EnvStage, TestCase
 from taskfoundry.kinds.feature.runner import CHECK_LIMITS, VENV, RepoBox, repo_files

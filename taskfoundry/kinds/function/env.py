@@ -16,7 +16,8 @@ import docker
 
 from taskfoundry.builders.wheels import IMAGE_PYTHON
 from taskfoundry.errors import BuildError
-from taskfoundry.images.layer import build_on_inputs, inputs_image
+from taskfoundry.images.layer import inputs_image
+from taskfoundry.images.run_layer import build_on_inputs
 
 VENV = "/opt/tf-fn"
 PYTHON = f"{VENV}/bin/python"
