@@ -53,7 +53,7 @@ def run_image(client: docker.DockerClient, image: str, run: str, tag: str, logfi
     with logfile.open("wb") as out, _container(client, image) as box:
         out.write(f"Step 1/1 : RUN {run}\n".encode())
         _exec(box, _BEFORE, out, "list the file system")
-        code = _exec_code(box, ["sh", "-c", run], out)
+        code = _exec_code(box, ["sh", "-c", run], out, user="")  # the image's own user, as RUN
         if code != 0:
             out.write(f"The command '/bin/sh -c {run}' returned a non-zero code: {code}\n".encode())
             out.flush()
@@ -65,8 +65,8 @@ def run_image(client: docker.DockerClient, image: str, run: str, tag: str, logfi
 
 
 class _container:
-    """A started container of `image` (network and user as `docker build` gives a RUN step),
-    removed with its volume at the end."""
+    """A started container of `image` (its user and the engine's default network, as `docker
+    build` gives a RUN step), removed with its volume at the end."""
 
     def __init__(self, client: docker.DockerClient, image: str) -> None:
         self.client, self.image = client, image
@@ -78,7 +78,6 @@ class _container:
                 self.image,
                 ["sleep", "infinity"],
                 detach=True,
-                user="0:0",
                 mounts=[Mount(WORK, None, type="volume")],
                 labels={"taskfoundry": "image-build"},
             )
@@ -94,11 +93,12 @@ class _container:
                 log.warning("could not remove build container %s: %s", self.box.id, err)
 
 
-def _exec_code(box: Container, argv: list[str], out: Any) -> int:
-    """Run `argv` as root in the image's working directory and environment, its output to `out`."""
+def _exec_code(box: Container, argv: list[str], out: Any, user: str = "0:0") -> int:
+    """Run `argv` as `user` ("": the image's) in the image's working directory and environment,
+    its output to `out`."""
     api = box.client.api
     try:
-        exec_id = api.exec_create(box.id, argv, user="0:0")["Id"]
+        exec_id = api.exec_create(box.id, argv, user=user)["Id"]
         for chunk in api.exec_start(exec_id, stream=True):
             out.write(chunk)
         code = api.exec_inspect(exec_id).get("ExitCode")
