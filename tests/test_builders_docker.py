@@ -6,6 +6,7 @@ agentic fallback driven by a ScriptedModel.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker.errors import ImageNotFound
 
 from taskfoundry.agent import AgentConfig
 from taskfoundry.agent.scripted import ScriptedModel, bash, submit
@@ -449,6 +451,7 @@ def test_a_run_step_image_holds_what_its_step_changed_and_not_what_it_removed(
     """The one-RUN image made from a container's own list of its change (no commit): new,
     changed, moved and removed paths, owners, modes and links as `docker build` leaves them,
     and none of the capture's working files."""
+    from taskfoundry.images.build import context_tag
     from taskfoundry.images.run_layer import WORK, run_step_image
 
     run = (
@@ -459,6 +462,9 @@ def test_a_run_step_image_holds_what_its_step_changed_and_not_what_it_removed(
     folder = tmp_path / "ctx"
     folder.mkdir()
     (folder / "Dockerfile").write_text(f"FROM {base_image}\nRUN {run}\n")
+    # an engine that kept the image from an earlier run would reuse it: this test makes it
+    with contextlib.suppress(ImageNotFound):
+        docker_client.images.remove(context_tag(folder, NS + "/runstep"), force=True)
     tag, built = run_step_image(docker_client, base_image, run, folder, NS + "/runstep", tmp_path / "log")
     again = run_step_image(docker_client, base_image, run, folder, NS + "/runstep", tmp_path / "log")
     assert built and again == (tag, False)

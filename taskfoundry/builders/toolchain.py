@@ -15,7 +15,7 @@ from pathlib import Path
 import docker
 from pydantic import BaseModel
 
-from taskfoundry.images.run_layer import run_step_image
+from taskfoundry.images.run_layer import on_inputs, run_step_image
 
 
 class Toolchain(BaseModel):
@@ -26,7 +26,7 @@ class Toolchain(BaseModel):
 
 def toolchain_dockerfile(base: str, packages: list[str], optional: list[str] | None = None) -> str:
     """The toolchain's Dockerfile: what names it (its hash is the tag) and its one RUN."""
-    return f"FROM {base}\nRUN {toolchain_run(packages, optional)}\n"
+    return on_inputs(base, toolchain_run(packages, optional))
 
 
 def toolchain_run(packages: list[str], optional: list[str] | None = None) -> str:
@@ -58,13 +58,13 @@ def ensure_toolchain(
     """The image to build in: `base` itself when no packages are needed."""
     if not packages and not optional:
         return Toolchain(image=base, built=False)
-    dockerfile = toolchain_dockerfile(base, packages, optional)
+    run = toolchain_run(packages, optional)
+    dockerfile = on_inputs(base, run)
     key = hashlib.sha256(dockerfile.encode()).hexdigest()[:16]
     builddir = workdir / "toolchains" / key
     context = builddir / "context"
     context.mkdir(parents=True, exist_ok=True)
     (context / "Dockerfile").write_text(dockerfile)
     log = builddir / "build.log"
-    run = toolchain_run(packages, optional)
     tag, built = run_step_image(client, base, run, context, f"{namespace}/toolchain", log)
     return Toolchain(image=tag, built=built, log=log)

@@ -55,13 +55,18 @@ def layers_key(client: docker.DockerClient, tag: str) -> str:
     return hashlib.sha256("\n".join(layers).encode()).hexdigest()
 
 
+def context_tag(context: Path, repository: str) -> str:
+    """`repository:<hash of context>`: a build's tag, named by its inputs."""
+    return f"{repository}:{context_hash(context)[:16]}"
+
+
 def build_image(
     client: docker.DockerClient, context: Path, repository: str, logfile: Path
 ) -> tuple[str, bool]:
     """Build `context` (holding a Dockerfile) as `repository:<hash>`; returns (tag, built).
 
     A failed build raises ImageError naming its log; the flow names the stage."""
-    tag = f"{repository}:{context_hash(context)[:16]}"
+    tag = context_tag(context, repository)
     if image_exists(client, tag):
         return tag, False
     logfile.parent.mkdir(parents=True, exist_ok=True)
