@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def run_suite(extra: list[str]) -> int:
     """`make test`'s pytest command."""
-    cmd = [str(ROOT / ".venv/bin/pytest"), "tests", "-n", "2", "--dist", "loadfile", "-q", *extra]
+    cmd = [str(ROOT / ".venv/bin/pytest"), "tests", "-n", "3", "--dist", "loadfile", "-q", *extra]
     return subprocess.run(cmd, cwd=ROOT, check=False).returncode
 
 

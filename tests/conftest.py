@@ -29,7 +29,7 @@ def _engine_error() -> str | None:
         return str(exc)
 
 
-# `make test` runs the suite on two xdist workers (`-n 2 --dist loadfile`). Each module goes
+# `make test` runs the suite on three xdist workers (`-n 3 --dist loadfile`). Each module goes
 # whole to one worker, so its module- and session-scoped builds are made once per run; modules
 # that share such a build share a group, so that one worker makes it: the users of the csvq
 # example task (test_leak_real_images scans the cleanroom images example builds leave, so it runs

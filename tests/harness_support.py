@@ -26,7 +26,17 @@ def harness_venv(name: str, requirements: tuple[str, ...]) -> Path:
     shutil.rmtree(venv, ignore_errors=True)
     venv.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    # --no-compile: pip would byte-compile every file of litellm and the rest (tens of seconds of
+    # a core); the harness's Python compiles what it imports, once, into the venv
+    pip = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+        "--no-compile",
+    ]
     done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=1200, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"pip install {' '.join(requirements)} failed:\n{done.stderr[-3000:]}")

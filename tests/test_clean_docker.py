@@ -9,10 +9,12 @@ import os
 import tarfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from taskfoundry.catalog import clean as clean_module
 from taskfoundry.cli import main
 from taskfoundry.images.build import image_exists
 
@@ -72,6 +74,34 @@ def test_clean_removes_a_task_s_images_and_caches_and_says_what_it_freed(
         whole = CliRunner().invoke(main, ["clean", str(out)])  # the folder: every task, all of work/
         assert whole.exit_code == 0 and not image_exists(docker_client, f"{base}:task_cleanroom")
         assert not (out / "work" / "generate").exists()
+    finally:
+        for image in docker_client.images.list(name=f"{ns}/*"):
+            docker_client.images.remove(image.id, force=True)
+
+
+def test_what_a_clean_freed_is_its_own_while_another_build_adds_images(
+    docker_client,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """Another build loads an image of 3 MB while the clean removes the task's: the engine's layer
+    total is then where it was, yet the clean freed 3 MB (the failure a suite run met: "0 bytes of
+    images" while the other xdist worker built)."""
+    ns = f"tfclean{uuid.uuid4().hex[:8]}"
+    out = tmp_path / "out"
+    task = write_task(out / "tasks", "acme__tool.abcdef1", namespace=ns)
+    _image(docker_client, f"{ns}/acme_1776_tool.abcdef1", "task")
+    untag = clean_module._untag
+
+    def untag_while_another_builds(*args: Any) -> None:
+        untag(*args)
+        _image(docker_client, f"{ns}/another-build", uuid.uuid4().hex[:8])
+
+    monkeypatch.setattr(clean_module, "_untag", untag_while_another_builds)
+    try:
+        result = CliRunner().invoke(main, ["clean", str(task)])
+        assert result.exit_code == 0, result.output
+        assert "freed 3." in result.output and "MB of images" in result.output, result.output
     finally:
         for image in docker_client.images.list(name=f"{ns}/*"):
             docker_client.images.remove(image.id, force=True)

@@ -39,7 +39,8 @@ class Cleaned:
     dirs: list[Path] = field(default_factory=list)
     kept: dict[str, str] = field(default_factory=dict)  # image -> why it stays
     file_bytes: int = 0
-    image_bytes: int = 0  # exact after a clean (the engine's layer total); an estimate when dry
+    image_bytes: int = 0  # the unshared bytes of the images the engine deleted (dry: would delete)
+    deleted: set[str] = field(default_factory=set)  # image ids the engine reported deleted
 
     @property
     def freed(self) -> int:
@@ -55,16 +56,18 @@ def clean(target: Path, client: docker.DockerClient, dry_run: bool = False) -> C
     ids = _image_ids(client, chosen, others, done)
     done.dirs = _cache_dirs(out, chosen, whole=target.resolve() == out.resolve())
     done.file_bytes = sum(_size(d) for d in done.dirs)
+    # sized before the removal, per image: the engine's layer total before and after would also
+    # count what other builds on the engine add or remove meanwhile (a batch, a test worker)
+    sizes = _unique_bytes(client, set(ids))
     if dry_run:
         done.tags = sorted({t for tags in ids.values() for t in tags})
-        done.image_bytes = _unique_bytes(client, set(ids))
+        done.image_bytes = sum(sizes.values())
         return done
-    before = _layers(client)
     for tags in ids.values():
         _untag(client, tags, done)
     for d in done.dirs:
         shutil.rmtree(d, ignore_errors=True)
-    done.image_bytes = max(before - _layers(client), 0)
+    done.image_bytes = sum(sizes.get(i, 0) for i in done.deleted)
     return done
 
 
@@ -130,13 +133,14 @@ def _image(client: docker.DockerClient, name: str) -> docker.models.images.Image
 def _untag(client: docker.DockerClient, tags: list[str], done: Cleaned) -> None:
     for tag in tags:
         try:
-            client.images.remove(tag)
+            answer = client.api.remove_image(tag)
         except ImageNotFound:
             continue
         except APIError as exc:  # a container still uses it: say so, go on
             done.kept[tag] = exc.explanation or str(exc)
             continue
         done.tags.append(tag)
+        done.deleted |= {str(a["Deleted"]) for a in answer or [] if a.get("Deleted")}
 
 
 def _cache_dirs(out: Path, chosen: list[_Named], whole: bool) -> list[Path]:
@@ -155,14 +159,11 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def _layers(client: docker.DockerClient) -> int:
-    return int(client.df().get("LayersSize") or 0)
-
-
-def _unique_bytes(client: docker.DockerClient, ids: set[str]) -> int:
-    """What removing `ids` would free, about: each image's bytes no other image shares."""
-    return sum(
-        max(int(i.get("Size", 0)) - int(i.get("SharedSize", 0)), 0)
+def _unique_bytes(client: docker.DockerClient, ids: set[str]) -> dict[str, int]:
+    """Each of `ids`' bytes no other image shares: what its removal frees (a layer only images
+    being removed share is not counted: the figure is at most what is freed)."""
+    return {
+        str(i["Id"]): max(int(i.get("Size", 0)) - int(i.get("SharedSize", 0)), 0)
         for i in client.df().get("Images") or []
         if i.get("Id") in ids
-    )
+    }
