@@ -33,8 +33,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # three xdist workers (a third keeps both cores busy while the others wait on timeouts and
-# heartbeats: 26.7 -> 24.4 minutes), each test module whole on one (tests/conftest.py: module_group); the 40
-# slowest tests close the log, a profile of every run
+# heartbeats: 26.7 -> 24.4 minutes), each test module whole on one (tests/conftest.py:
+# module_group); the 40 slowest tests close the log, a profile of every run
 PYTEST_WORKERS ?= 3
 
 test: base lint browser-deps

@@ -93,9 +93,10 @@ def test_what_a_clean_freed_is_its_own_while_another_build_adds_images(
     _image(docker_client, f"{ns}/acme_1776_tool.abcdef1", "task")
     untag = clean_module._untag
 
-    def untag_while_another_builds(*args: Any) -> None:
-        untag(*args)
+    def untag_while_another_builds(*args: Any) -> set[str]:
+        deleted = untag(*args)
         _image(docker_client, f"{ns}/another-build", uuid.uuid4().hex[:8])
+        return deleted
 
     monkeypatch.setattr(clean_module, "_untag", untag_while_another_builds)
     try:

@@ -40,7 +40,6 @@ class Cleaned:
     kept: dict[str, str] = field(default_factory=dict)  # image -> why it stays
     file_bytes: int = 0
     image_bytes: int = 0  # the unshared bytes of the images the engine deleted (dry: would delete)
-    deleted: set[str] = field(default_factory=set)  # image ids the engine reported deleted
 
     @property
     def freed(self) -> int:
@@ -63,11 +62,10 @@ def clean(target: Path, client: docker.DockerClient, dry_run: bool = False) -> C
         done.tags = sorted({t for tags in ids.values() for t in tags})
         done.image_bytes = sum(sizes.values())
         return done
-    for tags in ids.values():
-        _untag(client, tags, done)
+    deleted = {i for tags in ids.values() for i in _untag(client, tags, done)}
     for d in done.dirs:
         shutil.rmtree(d, ignore_errors=True)
-    done.image_bytes = sum(sizes.get(i, 0) for i in done.deleted)
+    done.image_bytes = sum(sizes.get(i, 0) for i in deleted)
     return done
 
 
@@ -130,7 +128,9 @@ def _image(client: docker.DockerClient, name: str) -> docker.models.images.Image
         return None
 
 
-def _untag(client: docker.DockerClient, tags: list[str], done: Cleaned) -> None:
+def _untag(client: docker.DockerClient, tags: list[str], done: Cleaned) -> set[str]:
+    """Remove `tags` (each removed one into `done`); the ids of the images the engine deleted."""
+    deleted: set[str] = set()
     for tag in tags:
         try:
             answer = client.api.remove_image(tag)
@@ -140,7 +140,8 @@ def _untag(client: docker.DockerClient, tags: list[str], done: Cleaned) -> None:
             done.kept[tag] = exc.explanation or str(exc)
             continue
         done.tags.append(tag)
-        done.deleted |= {str(a["Deleted"]) for a in answer or [] if a.get("Deleted")}
+        deleted |= {str(a["Deleted"]) for a in answer or [] if a.get("Deleted")}
+    return deleted
 
 
 def _cache_dirs(out: Path, chosen: list[_Named], whole: bool) -> list[Path]:
