@@ -8,6 +8,7 @@ fail.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "taskfoundry"
 Check = Callable[[ast.AST], bool]
 
 
+@functools.cache  # parsed once for the seven rules (issue 57); no check edits a tree
 def _modules() -> dict[str, ast.AST]:
     files = sorted(PACKAGE.rglob("*.py"))
     return {p.relative_to(PACKAGE).as_posix(): ast.parse(p.read_text()) for p in files}
