@@ -21,7 +21,13 @@ from taskfoundry.grading.config import EvalConfig
 from taskfoundry.images.base import BaseImageConfig
 from taskfoundry.kinds.feature.settings import FeatureConfig
 from taskfoundry.kinds.function.settings import FunctionConfig
-from taskfoundry.kinds.program.settings import AgentGenConfig, ExplorerConfig, FilterConfig, MutationConfig
+from taskfoundry.kinds.program.settings import (
+    AcceptConfig,
+    AgentGenConfig,
+    ExplorerConfig,
+    FilterConfig,
+    MutationConfig,
+)
 from taskfoundry.kinds.registry import DEFAULT as DEFAULT_KIND
 from taskfoundry.kinds.registry import check_name
 from taskfoundry.models import load_yaml_model
@@ -121,6 +127,10 @@ class Config(BaseModel):
     )
     agent: AgentGenConfig = Field(default_factory=AgentGenConfig)
     mutation: MutationConfig = Field(default_factory=MutationConfig)
+    accept: AcceptConfig = Field(
+        default_factory=AcceptConfig,
+        description="the program kind's acceptance gate: what makes a task benchmark-grade",
+    )
     function: FunctionConfig = Field(default_factory=FunctionConfig, description="the function kind's stages")
     feature: FeatureConfig = Field(
         default_factory=FeatureConfig, description="the feature kind: thresholds, levels, budgets"

@@ -72,6 +72,13 @@ class TaskStats(BaseModel):
     )
 
 
+class TaskGrade(BaseModel):
+    """Whether a task met its build's acceptance gate (the program kind's `accept:` section)."""
+
+    benchmark_grade: bool = Field(description="every bar of the gate met")
+    reasons: list[str] = Field(default_factory=list, description="each bar the task missed, with its figure")
+
+
 class UpstreamInfo(BaseModel):
     """The registry release a task was built from (registry sources only)."""
 
@@ -122,6 +129,11 @@ class TaskYaml(BaseModel):
         "accepts the gold's code from that submission only",
     )
     stats: TaskStats = Field(default_factory=TaskStats)
+    grade: TaskGrade | None = Field(
+        None,
+        description="the acceptance gate's verdict; null: not gated (built before the gate, or a kind "
+        "whose stages write only tasks that pass its own gate)",
+    )
 
 
 class TaskHead(BaseModel):

@@ -74,6 +74,8 @@ def for_program_package(config: Config) -> program.PackageSettings:
         namespace=config.namespace,
         grade_reference=config.filter.grade_reference,
         harness=config.eval,
+        accept=config.accept,
+        dummies=config.filter.dummies,
     )
 
 

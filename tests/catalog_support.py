@@ -71,7 +71,7 @@ def write_task(
         data = yaml.safe_load((task_dir / "task.yaml").read_text())
         for key, value in extra.items():
             if isinstance(value, dict):
-                data.setdefault(key, {}).update(value)
+                data[key] = {**(data.get(key) or {}), **value}
             else:
                 data[key] = value
         (task_dir / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))

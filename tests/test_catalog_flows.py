@@ -42,6 +42,7 @@ def test_build_many_publishes_the_catalog_of_its_out_folder(tmp_path: Path, pref
         "coverage": "50.0%",
         "mutation score": "75.0%",
         "gold": "n/a",
+        "grade": "n/a",
     }
     assert str(out.resolve()) in description and "5 tasks, 17 tests" in description
 

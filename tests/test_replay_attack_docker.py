@@ -95,6 +95,12 @@ def test_with_the_defences_off_the_same_table_passes_many_tests(undefended, dock
     spec, table = undefended
     found = attacks(table)
     assert _rate(spec, found["replay_exact"], docker_client) > 0.05
+    # built on the default acceptance gate: without the no-logic filter and the mutation stage
+    # it is no benchmark task, and task.yaml says which bars it missed (issue 58)
+    grade = spec.task.grade
+    assert grade is not None and not grade.benchmark_grade
+    assert "replay pass rate not measured (needs <= 10%)" in grade.reasons
+    assert any(r.startswith("mutation score") for r in grade.reasons), grade.reasons
 
 
 def test_the_build_records_its_no_logic_figures_and_hides_its_seed(example_task) -> None:  # type: ignore[no-untyped-def]
@@ -108,6 +114,11 @@ def test_the_build_records_its_no_logic_figures_and_hides_its_seed(example_task)
     assert stats["replay_pass_rate"] == report["replay_pass_rate"] == 0.0
     assert set(report["pass_rate_before"]) >= {"replay", "version", "help"}
     assert report["public_probes"] > 0 and report["public_seeds"] == [0, 1]
+    # the gate's bars this test build keeps (tests/example-build.yaml opens the others): met
+    assert yaml.safe_load((task_dir / "task.yaml").read_text())["grade"] == {
+        "benchmark_grade": True,
+        "reasons": [],
+    }
     assert_graded_whole_at_package_time(task_dir)
 
 

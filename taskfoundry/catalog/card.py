@@ -5,9 +5,21 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from taskfoundry.catalog.catalog import Catalog
+from taskfoundry.catalog.records import TaskRecord
 from taskfoundry.models import TaskStats
 
-COLUMNS = ("task", "kind", "language", "difficulty", "tests", "recall", "coverage", "mutation score", "gold")
+COLUMNS = (
+    "task",
+    "kind",
+    "language",
+    "difficulty",
+    "tests",
+    "recall",
+    "coverage",
+    "mutation score",
+    "gold",
+    "grade",
+)
 
 
 def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
@@ -23,9 +35,17 @@ def catalog_rows(cat: Catalog) -> list[dict[str, str]]:
             "coverage": f"{r.line_rate:.1%}",
             "mutation score": "n/a" if r.mutation_score is None else f"{r.mutation_score:.1%}",
             "gold": r.gold_integrity or "n/a",
+            "grade": grade_cell(r),
         }
         for r in cat
     ]
+
+
+def grade_cell(record: TaskRecord) -> str:
+    """`benchmark`, `below gate` (task.yaml's grade.reasons say why) or n/a (not gated)."""
+    if record.benchmark_grade is None:
+        return "n/a"
+    return "benchmark" if record.benchmark_grade else "below gate"
 
 
 def recall_cell(stats: TaskStats) -> str:

@@ -64,6 +64,10 @@ class LoadError(BaseModel):
     message: str
 
 
+def _below(record: TaskRecord) -> str:
+    return f"below the acceptance gate ({'; '.join(record.grade_reasons)}); --below-gate includes it"
+
+
 def _moment(value: str | date | datetime) -> datetime:
     """A cut-off as an aware datetime: ISO text is parsed, a plain date is its midnight, UTC."""
     if isinstance(value, str):
@@ -191,6 +195,13 @@ class Catalog:
             return (before is None or r.release_date < before) and (after is None or r.release_date >= after)
 
         return Catalog([r for r in self._records if keep(r)], self.errors)
+
+    def gated(self) -> Catalog:
+        """The tasks that met their acceptance gate (or were not gated); those below it are
+        kept as errors naming each bar they missed, so a listing can say what it left out."""
+        below = [r for r in self._records if r.below_gate]
+        left = [LoadError(path=r.path or r.task_id, message=_below(r)) for r in below]
+        return Catalog([r for r in self._records if not r.below_gate], [*self.errors, *left])
 
     def limit(self, n: int) -> Catalog:
         if n < 0:

@@ -84,7 +84,9 @@ def _list(
     run_dir: Path | None = None,
 ) -> None:
     # click gives () for a repeatable option not given: no filter, not "match nothing"
+    below_gate = filters.pop("below_gate", False)
     cat = Catalog.load(path).filter(**{key: value or None for key, value in filters.items()})
+    cat = cat if below_gate else cat.gated()
     if limit is not None:
         cat = cat.limit(limit)
     for error in cat.errors:
@@ -127,6 +129,9 @@ def tasks_command(publish: Publisher) -> click.Command:
     )
     @click.option("--released-after", type=click.DateTime(), default=None, help="released on or after")
     @click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
+    @click.option(
+        "--below-gate", is_flag=True, help="list tasks below their acceptance gate too (else said on stderr)"
+    )
     @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]), default="table")
     @click.option(
         "--breakdown", type=click.Choice(BREAKDOWN_FIELDS), default=None, help="count by this field"
@@ -187,8 +192,16 @@ def release_group() -> None:
 @click.option("--namespace", default=None, help="tag the images under this namespace (Docker org)")
 @click.option("--images/--no-images", default=True, help="docker save the task images [images]")
 @click.option("--progress/--no-progress", "show", default=True, help="progress on stderr")
+@click.option("--below-gate", is_flag=True, help="release tasks below their acceptance gate too")
 def make_command(
-    out: Path, as_of: datetime, name: str, dest: Path | None, namespace: str | None, images: bool, show: bool
+    out: Path,
+    as_of: datetime,
+    name: str,
+    dest: Path | None,
+    namespace: str | None,
+    images: bool,
+    show: bool,
+    below_gate: bool,
 ) -> None:
     """Snapshot the tasks of OUT released before --as-of into a folder another machine can load."""
     from taskfoundry.catalog.release import make_release
@@ -199,7 +212,9 @@ def make_command(
     target = dest or out / "releases" / name
     try:
         with shown_progress(show):
-            info = make_release(out, target, name, as_of, namespace=namespace, images=images)
+            info = make_release(
+                out, target, name, as_of, namespace=namespace, images=images, below_gate=below_gate
+            )
     except TaskfoundryError as exc:
         _fail(exc)
     for error in info.left_out:

@@ -53,6 +53,10 @@ class TaskRecord(BaseModel):
         None,
         description="sealed, instrumentable or source_visible (reports/integrity.json); null: not checked",
     )
+    benchmark_grade: bool | None = Field(
+        None, description="met its build's acceptance gate (task.yaml's grade); null: not gated"
+    )
+    grade_reasons: list[str] = Field(default_factory=list, description="the gate's bars it missed")
     stats: TaskStats = Field(default_factory=TaskStats)
     path: str | None = Field(None, description="the task directory, when loaded from one")
 
@@ -61,6 +65,11 @@ class TaskRecord(BaseModel):
         """The date a benchmark version cuts on: released, else created (timezone-aware)."""
         moment = self.released_at or self.created_at
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+    @property
+    def below_gate(self) -> bool:
+        """Built, but short of its acceptance gate: listed and released only when asked for."""
+        return self.benchmark_grade is False
 
     @property
     def task_dir(self) -> Path | None:
@@ -129,6 +138,8 @@ def read_record(task_dir: Path, released_at: datetime | None = None) -> TaskReco
             mutation_score=stats.get("mutation_score"),
             replay_pass_rate=stats.get("replay_pass_rate"),
             gold_integrity=task.gold_integrity,
+            benchmark_grade=task.grade.benchmark_grade if task.grade else None,
+            grade_reasons=task.grade.reasons if task.grade else [],
             stats=task.stats,
             path=str(task_dir.resolve()),
         )

@@ -54,7 +54,9 @@ class ReleaseInfo(BaseModel):
     namespace: str = Field(description="image namespace: $PROGRAMBENCH_DOCKER_ORG")
     tasks: list[str]
     images: list[str] = Field(default_factory=list, description="names saved in images/images.tar")
-    left_out: list[LoadError] = Field(default_factory=list, description="malformed tasks not released")
+    left_out: list[LoadError] = Field(
+        default_factory=list, description="malformed tasks and tasks below their gate: not released"
+    )
     summary: CardSummary
 
 
@@ -97,14 +99,18 @@ def make_release(
     namespace: str | None = None,
     images: bool = True,
     client: docker.DockerClient | None = None,
+    below_gate: bool = False,
 ) -> ReleaseInfo:
-    """Release the tasks of `out` released (else built) before `as_of` into `dest`."""
+    """Release the tasks of `out` released (else built) before `as_of` into `dest`; a task below
+    its acceptance gate only with `below_gate` (else it is left out, and said so)."""
     if dest.exists():
         raise ReleaseError(f"{dest} exists: a release is never overwritten (choose another name)")
     full = Catalog.load(out)
-    cat = full.filter(released_before=as_of)
+    before = full.filter(released_before=as_of)
+    cat = before if below_gate else before.gated()
     if not len(cat):
-        raise ReleaseError(f"no task of {out} was released before {as_of:%Y-%m-%d}")
+        below = f" ({len(before)} below the acceptance gate: --below-gate)" if len(before) else ""
+        raise ReleaseError(f"no task of {out} was released before {as_of:%Y-%m-%d}{below}")
     ns = namespace or cat.tasks()[0].cleanroom_image.split("/", 1)[0]
     saved: list[str] = []
     with atomic.staged_dir(dest) as tmp:
@@ -135,7 +141,7 @@ def make_release(
             namespace=ns,
             tasks=released.ids(),
             images=saved,
-            left_out=full.errors,
+            left_out=cat.errors,
             summary=CardSummary.of(released),
         )
         save_json(tmp / RELEASE_JSON, info)

@@ -21,7 +21,7 @@ def print_summary(summary: RunSummary) -> None:
     console = Console(soft_wrap=False)
     console.print(table)
     counts = ", ".join(f"{summary.count(s)} {s}" for s in ("built", "skipped", "failed", "cancelled"))
-    console.print(counts, highlight=False)
+    console.print(counts + summary.gate_text(), highlight=False)
     for r in summary.rows:
         if r.status == "failed":
             console.print(

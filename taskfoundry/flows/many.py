@@ -56,6 +56,7 @@ def built_row(source: str, task_dirs: list[Path], seconds: float) -> RunRow:
         tasks=len(tasks),
         commit=tasks[0].commit,
         tests_kept=sum(t.stats.tests_kept for t in tasks),
+        below_gate=sum(t.grade is not None and not t.grade.benchmark_grade for t in tasks),
         line_rate=tasks[0].stats.line_rate,
         seconds=round(seconds, 2),
     )

@@ -149,6 +149,7 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
     created = f"- created: {task.created_at:%Y-%m-%d %H:%M} UTC\n"
     return (
         f"# {task.task_id}\n\n"
+        f"{_grade_line(task)}"
         f"- source: `{task.source}` at `{task.commit[:12]}` ({task.language}, {task.difficulty})\n"
         f"- tests: {s.tests_generated} generated, **{s.tests_kept} kept**, "
         f"dropped: {_counts(s.dropped)}\n"
@@ -164,6 +165,15 @@ def markdown_report(task: TaskYaml, task_dir: Path, facts: ReportFacts | None = 
         f"- images: `{task.images.task_cleanroom}`, `{task.images.task}`\n"
         f"- written to: `{task_dir}`\n\n| stage | wall time |\n|---|---|\n{stages}\n"
     )
+
+
+def _grade_line(task: TaskYaml) -> str:
+    """The acceptance gate's verdict first: a task below it is no benchmark task as it stands."""
+    if task.grade is None:
+        return ""
+    if task.grade.benchmark_grade:
+        return "- grade: **benchmark-grade** (every bar of the acceptance gate met)\n"
+    return f"- grade: **below the acceptance gate**: {'; '.join(task.grade.reasons)}\n"
 
 
 def summary_text(task_dir: Path) -> str:
@@ -209,7 +219,11 @@ def run_table(summary: RunSummary) -> list[dict[str, object]]:
 
 def run_markdown(summary: RunSummary) -> str:
     counts = ", ".join(f"{s}: {summary.count(s)}" for s in ("built", "skipped", "failed", "cancelled"))
-    lines = [f"# {summary.flow}: {len(summary.rows)} sources in {summary.seconds:.0f} s", "", counts]
+    lines = [
+        f"# {summary.flow}: {len(summary.rows)} sources in {summary.seconds:.0f} s",
+        "",
+        counts + summary.gate_text(),
+    ]
     if summary.budget_exceeded:
         lines.append(f"\n**Ended early: failure budget {summary.max_failures} exceeded.**")
     lines += [f"- `{r.source}`: {failure_text(r)}" for r in summary.rows if r.status == "failed"]

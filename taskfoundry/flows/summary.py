@@ -24,6 +24,9 @@ class RunRow(BaseModel):
     tasks: int = Field(1, description="task directories the source gave (program kind: 1)")
     commit: str | None = None
     tests_kept: int | None = None
+    below_gate: int = Field(
+        0, description="of its tasks, those below their acceptance gate (task.yaml's grade)"
+    )
     line_rate: float | None = None
     seconds: float = 0.0
     cached_stages: list[str] = Field(default_factory=list)
@@ -55,6 +58,16 @@ class RunSummary(BaseModel):
 
     def count(self, status: Status) -> int:
         return sum(row.status == status for row in self.rows)
+
+    def gate_text(self) -> str:
+        """How many built tasks are benchmark-grade, when some are not: a refresh that built 10
+        tasks of which 7 are below the gate has added 3 to the benchmark."""
+        built = [r for r in self.rows if r.status == "built"]
+        below = sum(r.below_gate for r in built)
+        if not below:
+            return ""
+        grade = sum(r.tasks for r in built) - below
+        return f"; {grade} benchmark-grade tasks, {below} below the acceptance gate"
 
     @property
     def ok(self) -> bool:

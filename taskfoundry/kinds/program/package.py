@@ -17,6 +17,7 @@ from taskfoundry.grading.goldcode import submission_digest
 from taskfoundry.grading.suite import suite_tarball
 from taskfoundry.images.build import tag_alias
 from taskfoundry.images.layer import tag_as_root
+from taskfoundry.kinds.program.accept import judge
 from taskfoundry.kinds.program.reference import REFERENCE_FAILS, ReferenceGrade, grade_reference
 from taskfoundry.kinds.program.results import (
     CleanroomStage,
@@ -81,6 +82,9 @@ def package_stage(
     if settings.grade_reference:
         filt, reference = _checked_by_reference(meta, filt, key, suite, solution, settings, client)
     task = _task_yaml(meta, filt)
+    task = task.model_copy(
+        update={"grade": judge(task.stats, reference is not None, settings.dummies, settings.accept)}
+    )
     ignored = [IgnoredTest(name=n, reasons=r) for n, r in sorted(filt.dropped.items())]
     branch = Branch(
         tests=filt.kept,

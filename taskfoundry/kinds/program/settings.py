@@ -327,6 +327,29 @@ class MutationSettings(StageSettings):
     filter: FilterSettings = Field(default_factory=FilterSettings)
 
 
+class AcceptConfig(BaseModel):
+    """What makes a program task benchmark-grade (issue 58). A task below it is still written,
+    marked with its grade and the bars it missed, and left out of `tasks` and releases unless
+    asked for (`--below-gate`). A bar set to null is not required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_line_rate: float | None = Field(0.60, ge=0, le=1, description="first-party line coverage")
+    min_mutation_score: float | None = Field(
+        0.60, ge=0, le=1, description="killed / (killed + survived); a task not analysed misses it"
+    )
+    min_tests: int | None = Field(50, ge=0, description="kept tests")
+    reference: bool = Field(True, description="the reference submission graded 1.0 on the kept suite")
+    dummies: bool = Field(
+        True,
+        description="the filter ran every standard dummy (filter.dummies), so no dummy passes a kept "
+        "test: the filter drops each test one passes",
+    )
+    max_replay_pass_rate: float | None = Field(
+        0.10, ge=0, le=1, description="a lookup table of the gold on public probes; not tried: missed"
+    )
+
+
 class PackageSettings(StageSettings):
     """What the package stage reads: where the task goes and how its images are named, and
     whether the reference submission is graded first (through `harness`, as `eval` grades)."""
@@ -335,3 +358,5 @@ class PackageSettings(StageSettings):
         True, description="grade solution.tar.gz before packaging; drop tests it fails (reference_fails)"
     )
     harness: EvalConfig = Field(default_factory=EvalConfig)
+    accept: AcceptConfig = Field(default_factory=AcceptConfig)
+    dummies: list[str] = Field(default_factory=lambda: list(DUMMY_NAMES), description="the filter's dummies")
