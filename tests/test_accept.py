@@ -144,3 +144,14 @@ def test_a_batch_counts_its_benchmark_grade_tasks_apart(tmp_path: Path) -> None:
     summary = RunSummary(flow="refresh", rows=rows)
     assert "cancelled: 0; 2 benchmark-grade tasks, 1 below the acceptance gate" in run_markdown(summary)
     assert RunSummary(flow="refresh", rows=rows[:2]).gate_text() == ""
+
+
+def test_an_export_for_a_harness_leaves_out_a_task_below_the_gate_unless_asked(tmp_path: Path) -> None:
+    out = _graded_out(tmp_path / "out")
+    cut = CliRunner().invoke(main, ["export", str(out), str(tmp_path / "pb"), "--format", "programbench"])
+    assert cut.exit_code == 0, cut.output
+    assert sorted(p.name for p in (tmp_path / "pb").iterdir()) == ["acme__good.aaaaaaa", "acme__old.ccccccc"]
+    assert "left out" in cut.stderr and "acme__thin.bbbbbbb: below the acceptance gate" in cut.stderr
+    every = ["export", str(out), str(tmp_path / "all"), "--format", "programbench", "--below-gate"]
+    assert CliRunner().invoke(main, every).exit_code == 0
+    assert len(list((tmp_path / "all").iterdir())) == 3

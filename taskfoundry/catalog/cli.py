@@ -272,7 +272,10 @@ def clean_command(target: Path, dry_run: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="whose loader reads DEST")
 @click.option("--id", "ids", multiple=True, help="export this task id only (repeatable)")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="the first N tasks (by id)")
-def export_command(path: Path, dest: Path, fmt: str, ids: tuple[str, ...], limit: int | None) -> None:
+@click.option("--below-gate", is_flag=True, help="export tasks below their acceptance gate too")
+def export_command(
+    path: Path, dest: Path, fmt: str, ids: tuple[str, ...], limit: int | None, below_gate: bool
+) -> None:
     """Write PATH's program tasks (an OUT folder, its tasks/ or a release) into DEST in the layout
     another harness reads: `programbench` for ProgramBench's evaluator, mini-swe-agent and
     OpenHands (DEST: the `data/tasks` folder of the harness's installed `programbench`)."""
@@ -283,6 +286,9 @@ def export_command(path: Path, dest: Path, fmt: str, ids: tuple[str, ...], limit
         unknown = sorted(set(ids) - set(cat.ids()))
         if unknown:
             raise ReleaseError(f"no task {', '.join(unknown)} in {path}")
+        cat = cat if below_gate else cat.gated()
+        for error in cat.errors:
+            click.echo(f"taskfoundry: left out {error.path}: {error.message.splitlines()[0]}", err=True)
         done = export_programbench(cat.limit(limit) if limit is not None else cat, dest)
     except TaskfoundryError as exc:
         _fail(exc)
