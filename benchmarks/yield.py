@@ -23,10 +23,12 @@ would start after that time). `--report-only` prints the table of what is there.
 
 - per stage, how many sources got past it (a failure's stage ends its run);
 - why the others stopped, grouped (stage and the message with its numbers and paths blanked);
-- accepted: built, a clean cleanroom (reports/leak.json), at least `--min-tests` kept tests,
-  the reference submission (solution.tar.gz) graded 1.0 by `taskfoundry eval`, and each dummy
+- accepted: built, benchmark-grade by the build's own acceptance gate (task.yaml's `grade`: the
+  `accept:` section of `--config`, its defaults 60% line coverage, 60% mutation score, 50 kept
+  tests, a replay pass rate of at most 10%), a clean cleanroom (reports/leak.json), and, graded
+  here by `taskfoundry eval`, the reference submission (solution.tar.gz) at 1.0 and each dummy
   (a submission whose executable exits 0 silently, exits 1, echoes its arguments, copies its
-  input, prints a usage text) graded 0 by it;
+  input, prints a usage text) at 0;
 - CPU-minutes per accepted task: the machine's CPU time (/proc/stat, every process and
   container) over each source's build and grading, summed, divided by the accepted count; run
   it on an otherwise idle machine;
@@ -144,7 +146,7 @@ def run_source(source: str, out: Path, args: argparse.Namespace, n: int) -> Figu
     result["stage_seconds"] = stage_seconds(out, source)
     if row.status == "built" and row.task_dir:
         grades = {who: graded(row.task_dir, out, who) for who in ("reference", *DUMMIES)}
-        task, why = verdict(row.task_dir, args.min_tests, grades)
+        task, why = verdict(row.task_dir, grades)
         result.update(grades=grades, why=why, task=task_figures(task))
     result.update(seconds=round(time.monotonic() - wall), cpu_seconds=round(cpu_seconds() - cpu))
     return result
@@ -256,16 +258,16 @@ def graded(task_dir: Path, out: Path, who: str) -> float | None:
 Grades = dict[str, float | None]  # who (reference, a dummy) -> the task's pass rate
 
 
-def verdict(task_dir: Path, min_tests: int, grades: Grades) -> tuple[TaskYaml, list[str]]:
-    """The task and what keeps it from being accepted (nothing: accepted)."""
+def verdict(task_dir: Path, grades: Grades) -> tuple[TaskYaml, list[str]]:
+    """The task and what keeps it from being accepted (nothing: accepted): the bars of its
+    acceptance gate it missed, as its build wrote them, then what this benchmark checks itself."""
     task = load_yaml_model(task_dir / "task.yaml", TaskYaml)
     why = []
     leak_file = task_dir / "reports" / "leak.json"
     leak = json.loads(leak_file.read_text()) if leak_file.exists() else {"verdict": "not scanned"}
     if leak.get("verdict") != "clean":
         why.append(f"cleanroom {leak.get('verdict')}")
-    if task.stats.tests_kept < min_tests:
-        why.append(f"fewer than {min_tests} kept tests")
+    why += task.grade.reasons if task.grade else ["not gated (built before the acceptance gate)"]
     for who, rate in grades.items():
         want = 1.0 if who == "reference" else 0.0
         if rate != want:
@@ -365,7 +367,6 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N of the catalog")
     parser.add_argument("--rule", default=None, help="how the sources were chosen, for the report")
     parser.add_argument("--mutants", type=int, default=100, help="mutants per task")
-    parser.add_argument("--min-tests", type=int, default=50)
     parser.add_argument("--source-minutes", type=float, default=45, help="time limit of one source's build")
     parser.add_argument("--config", type=Path, default=None, help="e.g. sources.debian.suite: sid")
     parser.add_argument("--out", type=Path, default=Path("/tmp/tf-bench-yield"))

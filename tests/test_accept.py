@@ -37,7 +37,7 @@ def test_a_thin_suite_is_below_the_gate_and_each_missed_bar_says_its_figure() ->
     grade = judge(THIN, True, DUMMIES, AcceptConfig())
     assert not grade.benchmark_grade
     assert grade.reasons == [
-        "line coverage 0.0% < 60%",
+        "line coverage 0.02% < 60%",
         "mutation score not measured (needs >= 60%)",
         "replay pass rate 19.0% > 10%",
     ]
@@ -91,7 +91,7 @@ def test_tasks_leaves_out_a_task_below_the_gate_and_says_so(tmp_path: Path) -> N
     assert "acme__thin.bbbbbbb" not in shown.stdout and "acme__good.aaaaaaa" in shown.stdout
     assert "acme__old.ccccccc" in shown.stdout  # built before the gate: not judged, listed
     assert (
-        "left out" in shown.stderr and "below the acceptance gate (line coverage 0.0% < 60%" in shown.stderr
+        "left out" in shown.stderr and "below the acceptance gate (line coverage 0.02% < 60%" in shown.stderr
     )
     every = CliRunner().invoke(main, ["tasks", str(out), "--below-gate"])
     assert every.exit_code == 0 and "3 tasks" in every.stdout
@@ -99,7 +99,7 @@ def test_tasks_leaves_out_a_task_below_the_gate_and_says_so(tmp_path: Path) -> N
     assert "below gate" in rows["acme__thin.bbbbbbb"] and "benchmark" in rows["acme__good.aaaaaaa"]
     assert "n/a" in rows["acme__old.ccccccc"]
     record = Catalog.load(out).get("acme__thin.bbbbbbb")
-    assert record.below_gate and record.grade_reasons[0] == "line coverage 0.0% < 60%"
+    assert record.below_gate and record.grade_reasons[0] == "line coverage 0.02% < 60%"
 
 
 def test_a_release_leaves_out_a_task_below_the_gate_unless_asked(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_show_says_the_grade_first(tmp_path: Path) -> None:
     good = CliRunner().invoke(main, ["show", str(out / "tasks" / "acme__good.aaaaaaa"), "--markdown"])
     assert thin.exit_code == 0 and good.exit_code == 0, thin.output + good.output
     assert thin.stdout.splitlines()[2].startswith(
-        "- grade: **below the acceptance gate**: line coverage 0.0%"
+        "- grade: **below the acceptance gate**: line coverage 0.02%"
     )
     assert "- grade: **benchmark-grade**" in good.stdout
     old = CliRunner().invoke(main, ["show", str(out / "tasks" / "acme__old.ccccccc"), "--markdown"])
