@@ -219,8 +219,12 @@ def test_a_killed_run_resumes_without_rerunning_finished_tasks(
         finally:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    for container in docker_client.containers.list(all=True, filters={"label": "taskfoundry-solve"}):
-        container.remove(force=True)  # what the killed process left behind
+    # what the killed process left behind: its tasks' containers only (another worker's solve runs
+    # beside it; removing every solve container failed a featlib test under xdist)
+    for task_dir in dirs:
+        mine = {"label": f"taskfoundry-solve={task_dir.name}"}
+        for container in docker_client.containers.list(all=True, filters=mine):
+            container.remove(force=True)
     done = run_dir / dirs[0].name / RESULT_JSON
     assert done.is_file() and not (run_dir / dirs[1].name / RESULT_JSON).exists()
     stamp = done.stat().st_mtime_ns
